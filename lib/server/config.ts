@@ -1,0 +1,92 @@
+import 'server-only';
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Configuration, read and validated once (STYLE.md: nothing else reads
+ * `process.env`). A bad variable stops the start with a message naming it.
+ */
+
+const bool = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
+  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+
+const url = (protocols: string[]) =>
+  z.string().refine(
+    (v) => {
+      try {
+        return protocols.includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    },
+    { message: `must be a URL (${protocols.join(' or ')})` },
+  );
+
+const schema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    /** PostgreSQL; when unset the app runs on embedded PGlite in DATA_DIR. */
+    DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
+    /** Where the embedded database and generated secrets live. */
+    DATA_DIR: z.string().min(1).default('.data'),
+    REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
+    /** Public base URL of the app, used in links (Slack, webhooks). */
+    APP_URL: url(['http:', 'https:']).optional(),
+    PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+    /** Auth.js secret; generated and kept in DATA_DIR when unset. */
+    AUTH_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    ADMIN_EMAIL: z.email().optional(),
+    ADMIN_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
+    OIDC_ISSUER: url(['https:', 'http:']).optional(),
+    OIDC_CLIENT_ID: z.string().min(1).optional(),
+    OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+    OIDC_NAME: z.string().min(1).default('SSO'),
+    /** Run the BullMQ worker inside the app process (the embedded start). */
+    RUN_WORKER: bool.default(true),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .superRefine((env, ctx) => {
+    const oidc = [env.OIDC_ISSUER, env.OIDC_CLIENT_ID, env.OIDC_CLIENT_SECRET];
+    if (oidc.some(Boolean) && !oidc.every(Boolean)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['OIDC_ISSUER'],
+        message: 'OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET must be set together',
+      });
+    }
+    if (Boolean(env.ADMIN_EMAIL) !== Boolean(env.ADMIN_PASSWORD)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ADMIN_PASSWORD'],
+        message: 'ADMIN_EMAIL and ADMIN_PASSWORD must be set together',
+      });
+    }
+  });
+
+export type Config = z.infer<typeof schema> & { dataDir: string; embedded: boolean };
+
+export class ConfigError extends Error {
+  readonly code = 'config_invalid';
+}
+
+/** Parses an environment; throws ConfigError naming every bad variable. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  // Empty strings mean "unset" (docker-compose passes `VAR=` through).
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${String(i.path[0] ?? '?')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const cfg = parsed.data;
+  return { ...cfg, dataDir: path.resolve(cfg.DATA_DIR), embedded: !cfg.DATABASE_URL };
+}
+
+let cached: Config | undefined;
+
+/** The process configuration, parsed on first use. */
+export function config(): Config {
+  cached ??= parseConfig(process.env);
+  return cached;
+}

@@ -1,0 +1,16 @@
+/** @type {import('next').NextConfig} */
+const nextConfig = {
+  // PGlite loads its WASM from its own package directory; BullMQ, pino and pg
+  // are Node-only. Keep them out of the server bundle (STACK.md).
+  serverExternalPackages: [
+    '@electric-sql/pglite',
+    'pglite-prisma-adapter',
+    'bullmq',
+    'ioredis',
+    'pino',
+    'pg',
+  ],
+  poweredByHeader: false,
+};
+
+export default nextConfig;

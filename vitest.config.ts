@@ -1,0 +1,43 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+const shared = {
+  environment: 'node' as const,
+  alias: {
+    '@/': root,
+    // Server modules start with `import "server-only"`, which throws outside
+    // a React Server Component bundle; in tests it is an empty module.
+    'server-only': `${root}node_modules/server-only/empty.js`,
+  },
+};
+
+export default defineConfig({
+  resolve: { alias: shared.alias },
+  test: {
+    projects: [
+      {
+        resolve: { alias: shared.alias },
+        test: {
+          ...shared,
+          name: 'unit',
+          include: ['tests/unit/**/*.test.ts', 'lib/**/*.test.ts', 'conformance/**/*.test.ts'],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        resolve: { alias: shared.alias },
+        test: {
+          ...shared,
+          name: 'integration',
+          include: ['tests/integration/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          // One database per run; files share it, so run them one at a time.
+          fileParallelism: false,
+          globalSetup: ['tests/integration/global-setup.ts'],
+        },
+      },
+    ],
+  },
+});
