@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+// `npm start`: build when the build is missing or older than the sources,
+// then run the production server. With DATABASE_URL unset the app runs on
+// the embedded PGlite database in DATA_DIR, migrated on start, and the
+// worker runs in the same process.
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const nextBin = path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
+const stampFile = path.join(root, '.next', 'checkpoint-source-stamp');
+const SOURCES = [
+  'app',
+  'lib',
+  'spec',
+  'public',
+  'proxy.ts',
+  'instrumentation.ts',
+  'auth.ts',
+  'next.config.js',
+  'postcss.config.mjs',
+  'tsconfig.json',
+  'package-lock.json',
+  'prisma',
+];
+
+/** A fingerprint of every source file's path, size and mtime. */
+function sourceStamp() {
+  const hash = createHash('sha256');
+  const walk = (p) => {
+    if (!existsSync(p)) return;
+    const st = statSync(p);
+    if (st.isDirectory()) {
+      if (p.endsWith(`${path.sep}generated`)) return;
+      for (const name of readdirSync(p).sort()) walk(path.join(p, name));
+    } else {
+      hash.update(`${path.relative(root, p)}\0${st.size}\0${st.mtimeMs}\n`);
+    }
+  };
+  for (const s of SOURCES) walk(path.join(root, s));
+  return hash.digest('hex');
+}
+
+function ensureBuild() {
+  const stamp = sourceStamp();
+  const built =
+    existsSync(path.join(root, '.next', 'BUILD_ID')) &&
+    existsSync(stampFile) &&
+    readFileSync(stampFile, 'utf8') === stamp;
+  if (built) return;
+  console.log('Building the app (first start, or the sources changed)…');
+  const res = spawnSync(process.execPath, [nextBin, 'build'], { cwd: root, stdio: 'inherit' });
+  if (res.status !== 0) {
+    console.error('The build failed; not starting.');
+    process.exit(res.status ?? 1);
+  }
+  writeFileSync(stampFile, stamp);
+}
+
+function portFromEnv() {
+  const raw = process.env.PORT ?? '3000';
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    console.error(
+      `Invalid configuration:\n  PORT: must be an integer from 1 to 65535 (got "${raw}")`,
+    );
+    process.exit(1);
+  }
+  return port;
+}
+
+const port = portFromEnv();
+if (!process.argv.includes('--no-build')) ensureBuild();
+
+// Next's own SIGTERM handler exits after ~1.5 s and would cut off the
+// worker's close; lib/server/boot.ts installs ours instead (STACK.md).
+const child = spawn(process.execPath, [nextBin, 'start', '-p', String(port)], {
+  cwd: root,
+  stdio: 'inherit',
+  env: { ...process.env, NEXT_MANUAL_SIG_HANDLE: '1', NODE_ENV: 'production' },
+});
+console.log(`Checkpoint is starting at http://localhost:${port}`);
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
