@@ -1,0 +1,80 @@
+import 'server-only';
+import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { config } from '@/lib/server/config';
+import {
+  type DbHandle,
+  type DbTarget,
+  describeTarget,
+  openDatabase,
+  pgliteDir,
+} from '@/lib/server/db/open';
+import type { MigrationStatus } from '@/lib/server/migrate';
+
+/**
+ * The process's one Prisma client, on `globalThis` so that Next's module
+ * reloading in dev does not open a second PGlite on the same directory.
+ * Created on first use, never at import: `next build` must open nothing.
+ */
+
+const slot = globalThis as typeof globalThis & { __checkpointDb?: Promise<DbHandle> };
+
+export function dbTarget(): DbTarget {
+  const cfg = config();
+  return cfg.DATABASE_URL
+    ? { kind: 'postgres', url: cfg.DATABASE_URL }
+    : { kind: 'pglite', dir: pgliteDir(cfg.dataDir) };
+}
+
+function handle(): Promise<DbHandle> {
+  if (!slot.__checkpointDb) {
+    const opening = openDatabase(dbTarget());
+    slot.__checkpointDb = opening;
+    // A failed open is not cached: the next call tries again.
+    opening.catch(() => {
+      if (slot.__checkpointDb === opening) slot.__checkpointDb = undefined;
+    });
+  }
+  return slot.__checkpointDb;
+}
+
+export async function db(): Promise<PrismaClient> {
+  return (await handle()).client;
+}
+
+/** Disconnects and, on PGlite, closes the database and releases its directory lock. */
+export async function closeDb(): Promise<void> {
+  const opening = slot.__checkpointDb;
+  if (!opening) return;
+  slot.__checkpointDb = undefined;
+  const h = await opening.catch(() => undefined);
+  await h?.close();
+}
+
+/** True when a trivial query answers within `timeoutMs`. Never throws. */
+export async function pingDb(timeoutMs = 3_000): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  const ping = (async () => {
+    const client = await db();
+    await client.$queryRaw`SELECT 1`;
+    return true;
+  })().catch(() => false);
+  try {
+    return await Promise.race([ping, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Which database this process uses; safe to show (no password). */
+export function dbInfo(): { kind: 'postgres' | 'pglite'; location: string } {
+  const target = dbTarget();
+  return { kind: target.kind, location: describeTarget(target) };
+}
+
+/** Applied count and pending migration names, for /api/ready. */
+export async function migrationStatus(): Promise<MigrationStatus> {
+  return (await handle()).migrationStatus();
+}
