@@ -1,0 +1,44 @@
+import { inject } from 'vitest';
+import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { closeDb, db, dbInfo } from '@/lib/server/db';
+import { assertLocalUrl } from './local-url';
+
+/**
+ * The run's database (created and migrated by global-setup.ts). `testDb()`
+ * is the app's own `db()` client: global setup put the run's URL in
+ * DATABASE_URL, and this checks that it did before handing it out.
+ */
+
+export function testDatabaseUrl(): string {
+  const url = inject('databaseUrl');
+  assertLocalUrl(url, 'the integration test database URL');
+  return url;
+}
+
+export async function testDb(): Promise<PrismaClient> {
+  const url = new URL(testDatabaseUrl());
+  const info = dbInfo();
+  const expected = `${url.host}${url.pathname}`;
+  if (info.kind !== 'postgres' || !info.location.includes(expected)) {
+    throw new Error(
+      `db() points at ${info.kind} ${info.location}, not the run's test database ${expected}`,
+    );
+  }
+  return db();
+}
+
+/** Empties every table but the migration history; identities restart at 1. */
+export async function truncateAll(): Promise<void> {
+  const client = await testDb();
+  const rows = await client.$queryRaw<{ tablename: string }[]>`
+    SELECT tablename FROM pg_tables
+    WHERE schemaname = current_schema() AND tablename <> '_prisma_migrations'`;
+  if (rows.length === 0) return;
+  const list = rows.map((r) => `"${r.tablename.replaceAll('"', '""')}"`).join(', ');
+  await client.$executeRawUnsafe(`TRUNCATE TABLE ${list} RESTART IDENTITY CASCADE`);
+}
+
+/** Call in afterAll of files that used testDb(). */
+export async function closeTestDb(): Promise<void> {
+  await closeDb();
+}
