@@ -1,0 +1,117 @@
+import 'server-only';
+import { ensureInitialAdmin } from './auth/bootstrap-admin';
+import { type Config, ConfigError, config } from './config';
+import { closeDb, db, dbInfo, migrationStatus } from './db';
+import { ensureBuiltInHost } from './hosts/builtin';
+import { moduleLogger } from './logger';
+import { startBackground, stopBackground } from './queue/runtime';
+
+const log = moduleLogger('boot');
+
+const g = globalThis as unknown as { __checkpointBoot?: Promise<void> };
+
+/**
+ * Brings the app process up: configuration, database (migrated, for the
+ * embedded one), initial admin, built-in host, outbox relay and (RUN_WORKER)
+ * the worker, and signal handlers. Idempotent: a second call returns the
+ * first call's promise.
+ */
+export function boot(): Promise<void> {
+  g.__checkpointBoot ??= run();
+  return g.__checkpointBoot;
+}
+
+async function run(): Promise<void> {
+  const cfg = loadConfigOrExit();
+  await openDatabase();
+  await ensureInitialAdmin();
+  await ensureBuiltInHost(await db());
+  startBackground({ db: await db(), worker: cfg.RUN_WORKER });
+  if (!cfg.RUN_WORKER && cfg.embedded) {
+    // `npm run worker` refuses the embedded database, so nothing would ever
+    // run the queued work.
+    log.warn('RUN_WORKER is off with the embedded database: queued jobs will not run');
+  }
+  installShutdownHandlers('app');
+  log.info({ db: dbInfo().kind, worker: cfg.RUN_WORKER }, 'checkpoint started');
+}
+
+/** Validated configuration, or a fatal log naming the bad variables and exit 1. */
+export function loadConfigOrExit(): Config {
+  try {
+    return config();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      log.fatal({ code: err.code }, err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+export class BootError extends Error {
+  constructor(
+    readonly code: 'db_unreachable' | 'migrations_pending',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Opens the database and checks its schema. PGlite migrates itself on open;
+ * a Postgres behind the migrations folder stops the start, with the fix.
+ */
+export async function openDatabase(): Promise<void> {
+  let status: { applied: number; pending: string[] };
+  try {
+    await db();
+    status = await migrationStatus();
+  } catch (err) {
+    const where = dbInfo();
+    throw new BootError(
+      'db_unreachable',
+      `cannot open the ${where.kind} database at ${where.location}: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+  if (status.pending.length > 0) {
+    throw new BootError(
+      'migrations_pending',
+      `the database is missing migrations ${status.pending.join(', ')}: run \`npm run db:migrate\``,
+    );
+  }
+}
+
+let installed = false;
+
+/**
+ * SIGTERM/SIGINT close the worker (letting running jobs finish), the queues
+ * and the database, then exit. Inside Next this replaces Next's own handler
+ * (NEXT_MANUAL_SIG_HANDLE=1 in the start script), which would exit after
+ * ~1.5 s and cut the worker off (STACK.md), so we must exit ourselves.
+ */
+export function installShutdownHandlers(role: 'app' | 'worker', before?: () => void): void {
+  if (installed) return;
+  installed = true;
+  let closing = false;
+  const shutdown = async (signal: NodeJS.Signals) => {
+    if (closing) return;
+    closing = true;
+    log.info({ signal, role }, 'shutting down');
+    // A stuck close must not keep the process alive forever.
+    setTimeout(() => {
+      log.error('shutdown timed out, exiting');
+      process.exit(1);
+    }, 20_000).unref();
+    before?.();
+    try {
+      await stopBackground();
+      await closeDb();
+    } catch (err) {
+      log.error({ err: err instanceof Error ? err.message : String(err) }, 'shutdown error');
+    }
+    process.exit(0);
+  };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+}

@@ -1,0 +1,61 @@
+import 'server-only';
+import { db, dbInfo, migrationStatus, pingDb } from '../db';
+import { HOUSEKEEPING_ACTION } from '../jobs/housekeeping';
+import { withTimeout } from '../queue/connection';
+import { workerRunsHere } from '../queue/runtime';
+import { getQueueStatus, type QueueStatus } from '../queue/status';
+import { WORKER_HEARTBEAT_KEY, type WorkerHeartbeat } from '../queue/worker';
+
+/** Everything /status shows. Locations carry no credentials. */
+export interface SystemStatus {
+  database: { ok: boolean; kind: 'postgres' | 'pglite'; location: string };
+  migrations: { applied: number; pending: string[] } | null;
+  queue: QueueStatus;
+  worker: { inThisProcess: boolean; heartbeat: WorkerHeartbeat | null };
+  housekeeping: { at: Date; details: Record<string, unknown> } | null;
+  checkedAt: Date;
+}
+
+/** A worker that has not written for this long is shown as silent. */
+export const HEARTBEAT_STALE_MS = 60_000;
+
+const TIMEOUT_MS = 2_000;
+
+export async function getSystemStatus(): Promise<SystemStatus> {
+  const info = dbInfo();
+  const [ok, migrations, queue, extra] = await Promise.all([
+    pingDb(TIMEOUT_MS),
+    withTimeout(migrationStatus(), TIMEOUT_MS, 'migrations_timeout').catch(() => null),
+    getQueueStatus(),
+    withTimeout(readDbExtras(), TIMEOUT_MS, 'status_timeout').catch(() => ({
+      heartbeat: null,
+      housekeeping: null,
+    })),
+  ]);
+  return {
+    database: { ok, kind: info.kind, location: info.location },
+    migrations,
+    queue,
+    worker: { inThisProcess: workerRunsHere(), heartbeat: extra.heartbeat },
+    housekeeping: extra.housekeeping,
+    checkedAt: new Date(),
+  };
+}
+
+async function readDbExtras() {
+  const client = await db();
+  const [beat, run] = await Promise.all([
+    client.appSetting.findUnique({ where: { key: WORKER_HEARTBEAT_KEY }, select: { value: true } }),
+    client.auditEvent.findFirst({
+      where: { action: HOUSEKEEPING_ACTION },
+      orderBy: { createdAt: 'desc' },
+      select: { createdAt: true, details: true },
+    }),
+  ]);
+  return {
+    heartbeat: (beat?.value as WorkerHeartbeat | undefined) ?? null,
+    housekeeping: run
+      ? { at: run.createdAt, details: (run.details ?? {}) as Record<string, unknown> }
+      : null,
+  };
+}

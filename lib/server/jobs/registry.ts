@@ -1,0 +1,25 @@
+import 'server-only';
+import type { z } from 'zod';
+import { auditPingJob } from './audit-ping';
+import type { JobDefinition } from './define-job';
+import { housekeepingJob } from './housekeeping';
+
+/**
+ * The one job registry (STYLE.md). Adding a job is one entry here: the key is
+ * the job name, which is also the OutboxEvent `kind`.
+ */
+export const jobRegistry = {
+  'audit.ping': auditPingJob,
+  'housekeeping.run': housekeepingJob,
+} satisfies Record<string, JobDefinition>;
+
+export type JobName = keyof typeof jobRegistry;
+
+/** What a producer passes for job `N` (before the schema's defaults). */
+export type JobPayload<N extends JobName> = z.input<(typeof jobRegistry)[N]['schema']>;
+
+export type JobRegistry = Record<string, JobDefinition>;
+
+export function isJobName(name: string): name is JobName {
+  return Object.hasOwn(jobRegistry, name);
+}

@@ -1,0 +1,210 @@
+import 'server-only';
+import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { housekeepingDedupeKey } from '../jobs/housekeeping';
+import { type Logger, moduleLogger } from '../logger';
+import { enqueueInTx, onRelayNudge } from './outbox';
+import type { JobQueue } from './queues';
+
+/**
+ * Moves due OutboxEvent rows to BullMQ (jobId = dedupeKey) and marks them
+ * dispatched. Several relays may run at once (app and `npm run worker`):
+ * rows are claimed with FOR UPDATE SKIP LOCKED and a short lease, and a row
+ * relayed twice after a crash is still one job thanks to its jobId.
+ */
+
+export interface RelayOptions {
+  db: PrismaClient;
+  queue: JobQueue;
+  intervalMs?: number;
+  batchSize?: number;
+  addTimeoutMs?: number;
+  /** A claimed row becomes claimable again after this, should the relay die. */
+  leaseMs?: number;
+  /** Propose a housekeeping run every interval (the app's relays do). */
+  scheduleHousekeeping?: boolean;
+  log?: Logger;
+}
+
+export interface RelayResult {
+  claimed: number;
+  dispatched: number;
+  /** Rows whose add failed or was not tried; they wait for a later run. */
+  deferred: number;
+  /** True when the run was skipped because Redis is unreachable. */
+  offline: boolean;
+}
+
+interface ClaimedRow {
+  id: bigint;
+  kind: string;
+  payload: unknown;
+  dedupeKey: string;
+  attempts: number;
+}
+
+const MAX_RETRY_DELAY_MS = 60_000;
+
+export class OutboxRelay {
+  private readonly db: PrismaClient;
+  private readonly queue: JobQueue;
+  private readonly o: Required<Omit<RelayOptions, 'db' | 'queue' | 'log'>>;
+  private readonly log: Logger;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<RelayResult> | undefined;
+  private again = false;
+  private stopped = false;
+  private unregister: (() => void) | undefined;
+  private lastHousekeepingKey = '';
+
+  constructor(opts: RelayOptions) {
+    this.db = opts.db;
+    this.queue = opts.queue;
+    this.log = opts.log ?? moduleLogger('relay');
+    this.o = {
+      intervalMs: opts.intervalMs ?? 1_000,
+      batchSize: opts.batchSize ?? 100,
+      addTimeoutMs: opts.addTimeoutMs ?? 2_000,
+      leaseMs: opts.leaseMs ?? 30_000,
+      scheduleHousekeeping: opts.scheduleHousekeeping ?? false,
+    };
+  }
+
+  /** Runs on an interval and on every `nudgeRelay()` in this process. */
+  start(): void {
+    if (this.timer || this.stopped) return;
+    this.timer = setInterval(() => this.nudge(), this.o.intervalMs);
+    this.timer.unref();
+    this.unregister = onRelayNudge(() => this.nudge());
+    this.nudge();
+  }
+
+  /** Runs soon; errors are logged, never thrown (a timer calls this). */
+  nudge(): void {
+    if (this.stopped) return;
+    this.runOnce().catch((err) => this.log.error({ err: errText(err) }, 'relay run failed'));
+  }
+
+  /**
+   * One pass over due rows (repeated while full batches keep coming). If a
+   * pass is already running, it is followed by one more and its result is
+   * returned.
+   */
+  runOnce(): Promise<RelayResult> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.loop().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.unregister?.();
+    await this.running?.catch(() => {});
+  }
+
+  private async loop(): Promise<RelayResult> {
+    const total: RelayResult = { claimed: 0, dispatched: 0, deferred: 0, offline: false };
+    do {
+      this.again = false;
+      if (this.o.scheduleHousekeeping) await this.proposeHousekeeping();
+      const r = await this.pass();
+      total.claimed += r.claimed;
+      total.dispatched += r.dispatched;
+      total.deferred += r.deferred;
+      total.offline ||= r.offline;
+      if (r.offline || r.deferred > 0) break;
+      if (r.claimed === this.o.batchSize) this.again = true;
+    } while (this.again && !this.stopped);
+    return total;
+  }
+
+  private async pass(): Promise<RelayResult> {
+    // With Redis down, claiming rows would only hold them back: skip.
+    if (!this.queue.online()) return { claimed: 0, dispatched: 0, deferred: 0, offline: true };
+    const rows = await this.claim();
+    const done: bigint[] = [];
+    let failed: { row: ClaimedRow; err: string } | undefined;
+    for (const row of rows) {
+      try {
+        await this.queue.add(row.kind, row.payload, row.dedupeKey, this.o.addTimeoutMs);
+        done.push(row.id);
+      } catch (err) {
+        // Redis is most likely gone: stop, keep the remaining rows for later.
+        failed = { row, err: errText(err) };
+        break;
+      }
+    }
+    if (done.length > 0) {
+      await this.db.outboxEvent.updateMany({
+        where: { id: { in: done } },
+        data: { dispatchedAt: new Date(), lastError: null },
+      });
+    }
+    const untried = rows.slice(done.length + (failed ? 1 : 0)).map((r) => r.id);
+    if (failed) await this.defer(failed.row, failed.err);
+    if (untried.length > 0) {
+      await this.db.outboxEvent.updateMany({
+        where: { id: { in: untried } },
+        data: { availableAt: new Date() },
+      });
+    }
+    if (done.length > 0) this.log.debug({ dispatched: done.length }, 'outbox relayed');
+    return {
+      claimed: rows.length,
+      dispatched: done.length,
+      deferred: rows.length - done.length,
+      offline: false,
+    };
+  }
+
+  /** Claims due rows by pushing their availableAt past a lease. */
+  private async claim(): Promise<ClaimedRow[]> {
+    // Timestamps are UTC `timestamp(3)` columns (Prisma's convention), hence
+    // `now() AT TIME ZONE 'UTC'` rather than a session-zone dependent now().
+    return this.db.$queryRaw<ClaimedRow[]>`
+      UPDATE "OutboxEvent"
+         SET "availableAt" = (now() AT TIME ZONE 'UTC') + ${this.o.leaseMs} * interval '1 millisecond'
+       WHERE "id" IN (
+         SELECT "id" FROM "OutboxEvent"
+          WHERE "dispatchedAt" IS NULL AND "availableAt" <= (now() AT TIME ZONE 'UTC')
+          ORDER BY "availableAt", "id"
+          LIMIT ${this.o.batchSize}
+          FOR UPDATE SKIP LOCKED)
+      RETURNING "id", "kind", "payload", "dedupeKey", "attempts"`;
+  }
+
+  private async defer(row: ClaimedRow, err: string): Promise<void> {
+    const delay = Math.min(1_000 * 2 ** Math.min(row.attempts, 10), MAX_RETRY_DELAY_MS);
+    await this.db.outboxEvent.update({
+      where: { id: row.id },
+      data: {
+        attempts: { increment: 1 },
+        lastError: err.slice(0, 500),
+        availableAt: new Date(Date.now() + delay),
+      },
+    });
+    this.log.warn({ outboxId: String(row.id), kind: row.kind, err }, 'outbox relay deferred');
+  }
+
+  /** Every relay proposes the same key per interval; the unique key keeps one. */
+  private async proposeHousekeeping(): Promise<void> {
+    const key = housekeepingDedupeKey(Date.now());
+    if (key === this.lastHousekeepingKey) return;
+    await enqueueInTx(this.db, {
+      kind: 'housekeeping.run',
+      payload: { trigger: 'schedule' },
+      dedupeKey: key,
+    });
+    this.lastHousekeepingKey = key;
+  }
+}
+
+function errText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

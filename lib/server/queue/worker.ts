@@ -1,0 +1,138 @@
+import 'server-only';
+import os from 'node:os';
+import { type Job, Worker } from 'bullmq';
+import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { type JobRegistry, jobRegistry } from '../jobs/registry';
+import { type Logger, moduleLogger } from '../logger';
+import { closeRedis, createRedisConnection, withTimeout } from './connection';
+import type { QueueTarget } from './queues';
+
+/** AppSetting key of the worker heartbeat shown on /status. */
+export const WORKER_HEARTBEAT_KEY = 'worker.heartbeat';
+
+export interface WorkerHeartbeat {
+  at: string;
+  host: string;
+  pid: number;
+  queue: string;
+}
+
+export interface JobWorkerOptions {
+  target: QueueTarget;
+  db: PrismaClient;
+  registry?: JobRegistry;
+  concurrency?: number;
+  /** 0 disables the heartbeat (tests). */
+  heartbeatMs?: number;
+  log?: Logger;
+}
+
+export type DropReason = 'job_unknown' | 'job_payload_invalid';
+
+export interface ProcessResult {
+  dropped?: DropReason;
+}
+
+/**
+ * Runs one job through the registry. An unknown name or a payload its schema
+ * rejects is logged and dropped (completed without effect): retrying cannot
+ * fix it, and it must not stop the jobs behind it.
+ */
+export async function processJob(
+  job: Pick<Job, 'name' | 'data' | 'id' | 'attemptsMade'>,
+  deps: { db: PrismaClient; registry: JobRegistry; log: Logger },
+): Promise<ProcessResult> {
+  const log = deps.log.child({ jobName: job.name, jobId: job.id });
+  const def = Object.hasOwn(deps.registry, job.name) ? deps.registry[job.name] : undefined;
+  if (!def) {
+    log.error({ code: 'job_unknown' }, 'dropping job with unknown name');
+    return { dropped: 'job_unknown' };
+  }
+  const parsed = def.schema.safeParse(job.data);
+  if (!parsed.success) {
+    // Paths and messages only: the payload itself may hold anything.
+    const issues = parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
+    log.error({ code: 'job_payload_invalid', issues }, 'dropping job with invalid payload');
+    return { dropped: 'job_payload_invalid' };
+  }
+  await def.handler(parsed.data, {
+    db: deps.db,
+    log,
+    jobId: String(job.id),
+    attempt: job.attemptsMade + 1,
+  });
+  return {};
+}
+
+export interface JobWorker {
+  readonly worker: Worker;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts consuming. Never waits for Redis: the worker connects and reconnects
+ * in the background, so boot and requests are never held up by it.
+ */
+export function startJobWorker(opts: JobWorkerOptions): JobWorker {
+  const registry = opts.registry ?? jobRegistry;
+  const log = (opts.log ?? moduleLogger('worker')).child({ queue: opts.target.queueName });
+  const redis = createRedisConnection(opts.target.redisUrl, 'worker', log);
+  const worker = new Worker(
+    opts.target.queueName,
+    (job) => processJob(job, { db: opts.db, registry, log }),
+    {
+      connection: redis,
+      prefix: opts.target.prefix,
+      concurrency: opts.concurrency ?? 4,
+      autorun: true,
+    },
+  );
+  worker.on('error', (err) => log.warn({ err: err.message }, 'worker error'));
+  worker.on('failed', (job, err) =>
+    log.warn(
+      { jobName: job?.name, jobId: job?.id, attemptsMade: job?.attemptsMade, err: err.message },
+      'job failed',
+    ),
+  );
+
+  const heartbeatMs = opts.heartbeatMs ?? 15_000;
+  let beat: NodeJS.Timeout | undefined;
+  if (heartbeatMs > 0) {
+    const write = () =>
+      writeHeartbeat(opts.db, opts.target.queueName).catch((err) =>
+        log.warn({ err: String(err) }, 'worker heartbeat failed'),
+      );
+    void write();
+    beat = setInterval(write, heartbeatMs);
+    beat.unref();
+  }
+
+  return {
+    worker,
+    async close() {
+      if (beat) clearInterval(beat);
+      try {
+        // Lets the running jobs finish; bounded so shutdown always ends.
+        await withTimeout(worker.close(), 10_000, 'worker_close_timeout');
+      } catch (err) {
+        log.warn({ err: String(err) }, 'worker close timed out, forcing');
+        await worker.close(true).catch(() => {});
+      }
+      await closeRedis(redis);
+    },
+  };
+}
+
+async function writeHeartbeat(db: PrismaClient, queue: string): Promise<void> {
+  const value: WorkerHeartbeat = {
+    at: new Date().toISOString(),
+    host: os.hostname(),
+    pid: process.pid,
+    queue,
+  };
+  await db.appSetting.upsert({
+    where: { key: WORKER_HEARTBEAT_KEY },
+    create: { key: WORKER_HEARTBEAT_KEY, value: { ...value } },
+    update: { value: { ...value } },
+  });
+}

@@ -1,0 +1,38 @@
+// `npm run worker`: the BullMQ worker and the outbox relay as their own
+// process, against DATABASE_URL. Runs with the react-server condition so
+// that `server-only` imports resolve.
+import 'dotenv/config';
+import { installShutdownHandlers, loadConfigOrExit, openDatabase } from '@/lib/server/boot';
+import { db, dbInfo } from '@/lib/server/db';
+import { moduleLogger } from '@/lib/server/logger';
+import { startBackground } from '@/lib/server/queue/runtime';
+
+const log = moduleLogger('worker-process');
+
+async function main(): Promise<void> {
+  const cfg = loadConfigOrExit();
+  if (cfg.embedded) {
+    // One process per PGlite directory, always (STACK.md): a second opener
+    // can corrupt it. The embedded start runs the worker inside the app.
+    log.fatal(
+      { code: 'worker_needs_database_url' },
+      'npm run worker needs DATABASE_URL (PostgreSQL). With the embedded database the app runs the worker itself (RUN_WORKER=true).',
+    );
+    process.exit(1);
+  }
+  await openDatabase();
+  // Timers of the relay and heartbeat are unref'd; this keeps the process up
+  // while Redis is unreachable and the worker has no live socket.
+  const keepAlive = setInterval(() => {}, 60_000);
+  installShutdownHandlers('worker', () => clearInterval(keepAlive));
+  startBackground({ db: await db(), worker: true });
+  log.info({ db: dbInfo().location }, 'worker started');
+}
+
+main().catch((err) => {
+  log.fatal(
+    { code: (err as { code?: unknown })?.code },
+    `worker failed to start: ${err instanceof Error ? err.message : String(err)}`,
+  );
+  process.exit(1);
+});

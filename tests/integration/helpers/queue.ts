@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import { Queue } from 'bullmq';
+import type { Logger } from 'pino';
+import { createLogger } from '@/lib/server/logger';
+import type { QueueTarget } from '@/lib/server/queue/queues';
+import { testRedis } from './redis';
+
+/**
+ * Per-test queues: a fresh queue name under the run's Redis prefix, so files
+ * and tests never consume each other's jobs. `obliterateTarget` removes it.
+ */
+
+/** Nothing listens here: the "Redis is down" address. */
+export const CLOSED_REDIS_URL = 'redis://127.0.0.1:6390';
+
+export function testQueueTarget(redisUrl = testRedis().url): QueueTarget {
+  return {
+    redisUrl,
+    queueName: `q-${randomBytes(4).toString('hex')}`,
+    prefix: `${testRedis().prefix}bull`,
+  };
+}
+
+export async function obliterateTarget(target: QueueTarget): Promise<void> {
+  const q = new Queue(target.queueName, {
+    connection: { url: testRedis().url },
+    prefix: target.prefix,
+  });
+  q.on('error', () => {});
+  try {
+    await q.obliterate({ force: true });
+  } finally {
+    await q.close();
+  }
+}
+
+/** A logger whose JSON lines land in `lines` (to assert on what was logged). */
+export function capturingLogger(): { log: Logger; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const log = createLogger({
+    level: 'debug',
+    destination: { write: (s: string) => void lines.push(JSON.parse(s)) },
+  });
+  return { log, lines };
+}
+
+/** Polls `probe` until it returns a truthy value or `timeoutMs` passes. */
+export async function waitFor<T>(
+  probe: () => Promise<T>,
+  timeoutMs = 15_000,
+  stepMs = 50,
+): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`waitFor: condition not met in ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}
+
+/** A unique marker for the rows of one test. */
+export function uniqueTag(label: string): string {
+  return `${label}.${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+}
