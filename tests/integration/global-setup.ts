@@ -14,6 +14,8 @@ import { cleanRedisPrefix, redisBaseUrl } from './helpers/redis';
 declare module 'vitest' {
   export interface ProvidedContext {
     databaseUrl: string;
+    /** The server's maintenance database, for creating and dropping databases. */
+    databaseAdminUrl: string;
     redisUrl: string;
     redisPrefix: string;
   }
@@ -67,6 +69,7 @@ export default async function setup(project: TestProject) {
   const redisUrl = redisBaseUrl();
   const redisPrefix = `${id}:`;
   project.provide('databaseUrl', databaseUrl);
+  project.provide('databaseAdminUrl', base);
   project.provide('redisUrl', redisUrl);
   project.provide('redisPrefix', redisPrefix);
   process.env.DATABASE_URL = databaseUrl;

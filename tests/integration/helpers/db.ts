@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { inject } from 'vitest';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { closeDb, db, dbInfo } from '@/lib/server/db';
@@ -41,4 +42,39 @@ export async function truncateAll(): Promise<void> {
 /** Call in afterAll of files that used testDb(). */
 export async function closeTestDb(): Promise<void> {
   await closeDb();
+}
+
+export interface ScratchDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * An extra empty database beside the run's (`<run db>_<suffix>`), for tests
+ * that need a database of their own (migrating from nothing, drift). The
+ * orphan sweep in global-setup.ts catches it if the run dies.
+ */
+export async function scratchDatabase(suffix: string): Promise<ScratchDatabase> {
+  if (!/^[a-z0-9_]{1,20}$/.test(suffix)) throw new Error(`bad scratch database suffix ${suffix}`);
+  const runUrl = new URL(testDatabaseUrl());
+  const name = `${runUrl.pathname.slice(1)}_${suffix}`;
+  const adminUrl = inject('databaseAdminUrl');
+  assertLocalUrl(adminUrl, 'the integration admin database URL');
+  const admin = async (sql: string) => {
+    const c = new pg.Client({ connectionString: adminUrl });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await admin(`CREATE DATABASE "${name}"`);
+  const url = new URL(runUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+  };
 }
