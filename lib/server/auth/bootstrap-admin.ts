@@ -1,0 +1,90 @@
+import 'server-only';
+import { Role } from '@/lib/generated/prisma/enums';
+import { config } from '@/lib/server/config';
+import { db } from '@/lib/server/db';
+import { normalizeEmail } from './credentials';
+import { generatePassword, hashPassword } from './password';
+
+/** Where the first admin signs in when neither ADMIN_EMAIL nor ADMIN_PASSWORD is set. */
+export const DEFAULT_ADMIN_EMAIL = 'admin@localhost';
+
+/**
+ * First run: when no enabled admin exists, create one from ADMIN_EMAIL and
+ * ADMIN_PASSWORD, or as admin@localhost with a generated password printed
+ * once to stdout. When an enabled admin exists this does nothing (and
+ * prints nothing), so the password is never shown again.
+ */
+export async function ensureInitialAdmin(): Promise<void> {
+  const prisma = await db();
+  const admin = await prisma.user.findFirst({
+    where: { roles: { has: Role.admin }, disabled: false },
+    select: { id: true },
+  });
+  if (admin) return;
+
+  const cfg = config();
+  const email = normalizeEmail(cfg.ADMIN_EMAIL ?? DEFAULT_ADMIN_EMAIL);
+  const generated = cfg.ADMIN_PASSWORD ? null : generatePassword();
+  const passwordHash = await hashPassword(cfg.ADMIN_PASSWORD ?? (generated as string));
+
+  try {
+    await prisma.$transaction(async (tx) => {
+      const existing = await tx.user.findUnique({
+        where: { email },
+        select: { id: true, roles: true },
+      });
+      // A non-admin (or disabled admin) already holds the email: promote and
+      // re-enable it, since nobody could otherwise ever administer the app.
+      const user = existing
+        ? await tx.user.update({
+            where: { id: existing.id },
+            data: {
+              roles: [...new Set([Role.admin, ...existing.roles])],
+              disabled: false,
+              passwordHash,
+            },
+            select: { id: true },
+          })
+        : await tx.user.create({
+            data: { email, name: 'Administrator', roles: [Role.admin], passwordHash },
+            select: { id: true },
+          });
+      await tx.auditEvent.create({
+        data: {
+          actorKind: 'system',
+          action: existing ? 'user.admin_restored' : 'user.created',
+          targetType: 'user',
+          targetId: user.id,
+          details: { email, roles: [Role.admin], reason: 'initial_admin' },
+        },
+      });
+    });
+  } catch (err) {
+    // Another process (app and worker booting together) won the race.
+    if ((err as { code?: string }).code === 'P2002') return;
+    throw err;
+  }
+
+  if (generated) printOnce(email, generated, signInUrl(cfg.APP_URL, cfg.PORT));
+}
+
+function signInUrl(appUrl: string | undefined, port: number): string {
+  return new URL('/sign-in', appUrl ?? `http://localhost:${port}`).toString();
+}
+
+function printOnce(email: string, password: string, url: string): void {
+  const lines = [
+    'Checkpoint: first administrator created',
+    '',
+    `  Sign in at  ${url}`,
+    `  Email       ${email}`,
+    `  Password    ${password}`,
+    '',
+    'This password is shown only once. Change it on your Profile page,',
+    'or set ADMIN_EMAIL and ADMIN_PASSWORD before the first start.',
+  ];
+  const width = Math.max(...lines.map((l) => l.length)) + 2;
+  const bar = '═'.repeat(width);
+  const body = lines.map((l) => `║ ${l.padEnd(width - 1)}║`).join('\n');
+  process.stdout.write(`\n╔${bar}╗\n${body}\n╚${bar}╝\n\n`);
+}

@@ -1,0 +1,59 @@
+import 'server-only';
+import { headers } from 'next/headers';
+import { redirect } from 'next/navigation';
+import { cache } from 'react';
+import { auth } from '@/auth';
+import type { Role } from '@/lib/generated/prisma/enums';
+import { db } from '@/lib/server/db';
+import { hasAnyRole } from './roles';
+
+/** The signed-in user, as loaded from the database for this request. */
+export type SessionUser = {
+  id: string;
+  email: string;
+  name: string | null;
+  roles: Role[];
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The signed-in user or null. The session cookie only names the user: the
+ * record is re-read on every request (once per request, via React's cache),
+ * so disabling a user or changing roles takes effect at once.
+ */
+export const getCurrentUser = cache(async (): Promise<SessionUser | null> => {
+  const session = await auth();
+  const id = session?.user?.id;
+  if (!id || !UUID.test(id)) return null;
+  const prisma = await db();
+  const user = await prisma.user.findUnique({
+    where: { id },
+    select: { id: true, email: true, name: true, roles: true, disabled: true },
+  });
+  if (!user || user.disabled) return null;
+  return { id: user.id, email: user.email, name: user.name, roles: user.roles };
+});
+
+/** The path of the current page, from the header proxy.ts sets. */
+async function currentPath(): Promise<string> {
+  const h = await headers();
+  return h.get('x-checkpoint-path') ?? '/';
+}
+
+/**
+ * For pages and server actions: the signed-in user, who must hold one of
+ * `roles` (admins always pass; no roles = any signed-in user). Without a
+ * session it redirects to sign-in (coming back afterwards); with the wrong
+ * role to the "You don't have access" page.
+ */
+export async function requireUser(...roles: Role[]): Promise<SessionUser> {
+  const user = await getCurrentUser();
+  if (!user) {
+    redirect(`/sign-in?next=${encodeURIComponent(await currentPath())}`);
+  }
+  if (roles.length > 0 && !hasAnyRole(user.roles, roles)) {
+    redirect(`/forbidden?from=${encodeURIComponent(await currentPath())}`);
+  }
+  return user;
+}

@@ -1,0 +1,57 @@
+import { getToken } from 'next-auth/jwt';
+import { type NextRequest, NextResponse } from 'next/server';
+import { authSecret } from '@/lib/server/auth/secret';
+import { errorResponse } from '@/lib/server/http/api-error';
+
+/**
+ * Early gate (Next 16 proxy, Node runtime): page requests without a valid
+ * session go to sign-in, API requests get 401 JSON. Only the session's
+ * presence is checked here; pages, actions and routes check the user and
+ * roles themselves and remain authoritative.
+ */
+
+/** API paths that authenticate themselves (or need none). */
+const OPEN_API = [/^\/api\/health\/?$/, /^\/api\/ready\/?$/, /^\/api\/(auth|v1|slack)(\/|$)/];
+const OPEN_PAGES = [/^\/sign-in\/?$/];
+
+/** Header carrying the requested path to server components (for ?next=). */
+export const PATH_HEADER = 'x-checkpoint-path';
+
+const SESSION_COOKIE = 'authjs.session-token';
+
+async function hasSession(req: NextRequest): Promise<boolean> {
+  // Auth.js prefixes the cookie with __Secure- when served over https.
+  const secure = req.cookies.getAll().some((c) => c.name.startsWith(`__Secure-${SESSION_COOKIE}`));
+  const plain = req.cookies.getAll().some((c) => c.name.startsWith(SESSION_COOKIE));
+  if (!secure && !plain) return false;
+  const token = await getToken({
+    req,
+    secret: authSecret(),
+    secureCookie: secure,
+    // A bearer header is an API key, never a session: read only the cookie.
+    cookieName: secure ? `__Secure-${SESSION_COOKIE}` : SESSION_COOKIE,
+  }).catch(() => null);
+  return Boolean(token?.sub);
+}
+
+export async function proxy(req: NextRequest): Promise<Response> {
+  const { pathname, search } = req.nextUrl;
+  const isApi = pathname === '/api' || pathname.startsWith('/api/');
+  const open = (isApi ? OPEN_API : OPEN_PAGES).some((re) => re.test(pathname));
+
+  if (!open && !(await hasSession(req))) {
+    if (isApi) return errorResponse(401, 'unauthenticated', 'Sign in or send a valid API key.');
+    const signIn = new URL('/sign-in', req.url);
+    signIn.searchParams.set('next', `${pathname}${search}`);
+    return NextResponse.redirect(signIn);
+  }
+
+  const headers = new Headers(req.headers);
+  headers.set(PATH_HEADER, `${pathname}${search}`);
+  return NextResponse.next({ request: { headers } });
+}
+
+export const config = {
+  // Everything but static assets and Next internals.
+  matcher: ['/((?!_next/static|_next/image|favicon\\.ico|icon\\.svg|robots\\.txt).*)'],
+};
