@@ -1,0 +1,101 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ValueDomainError } from './errors';
+import { parseJsonText } from './json-text';
+
+function rejection(text: string, limits?: { maxBytes?: number; maxDepth?: number }) {
+  try {
+    parseJsonText(text, limits);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ValueDomainError);
+    expect((error as ValueDomainError).code).toBe('host_error:context_invalid');
+    return (error as Error).message;
+  }
+  throw new Error(`expected a ValueDomainError for ${text.slice(0, 40)}`);
+}
+
+describe('parseJsonText (§4.4, §12.3)', () => {
+  it('parses what JSON.parse parses when the text is in the domain', () => {
+    fc.assert(
+      fc.property(fc.json({ noUnicodeString: false }), (text) => {
+        // fc.json may emit integers beyond 2^53 only via exponents; keep the safe ones.
+        const value = JSON.parse(text);
+        const safe = JSON.stringify(value, (_k, v) =>
+          typeof v === 'number' && Math.abs(v) > Number.MAX_SAFE_INTEGER ? 0 : v,
+        );
+        expect(parseJsonText(safe)).toEqual(JSON.parse(safe));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('rejects integers beyond ±(2^53−1) in any spelling, before JSON.parse rounds them', () => {
+    const big = 'integer exceeds 2^53; string-encode 64-bit identifiers, see §4.4';
+    expect(rejection('{"id":9007199254740993}')).toBe(`${big} at $.id`);
+    expect(rejection('[9007199254740992]')).toBe(`${big} at $[0]`);
+    expect(rejection('[-9007199254740992]')).toContain(big);
+    expect(rejection('{"a":[1,{"b":1e16}]}')).toBe(`${big} at $.a[1].b`);
+    expect(rejection('[9007199254740992.0]')).toContain(big);
+    expect(rejection('[1E21]')).toContain(big);
+    expect(rejection('[1e400]')).toContain('overflows a double');
+    expect(rejection('[123456789012345678901234567890]')).not.toContain('123456789');
+  });
+
+  it('accepts the 2^53−1 boundaries and string-encoded int64', () => {
+    expect(parseJsonText('[9007199254740991,-9007199254740991,"9223372036854775807"]')).toEqual([
+      9007199254740991,
+      -9007199254740991,
+      '9223372036854775807',
+    ]);
+    expect(parseJsonText('[1e-7,5e-324,-0,0.1,1.5E-3]')).toEqual([1e-7, 5e-324, -0, 0.1, 0.0015]);
+  });
+
+  it('does not mistake digits inside strings or keys for numbers', () => {
+    expect(parseJsonText('{"9007199254740993":"12345678901234567890"}')).toEqual({
+      '9007199254740993': '12345678901234567890',
+    });
+  });
+
+  it('rejects escaped and raw lone surrogates, but not escaped pairs', () => {
+    expect(rejection('{"s":"\\ud800x"}')).toBe('string escapes a lone surrogate (§4.4) at $.s');
+    expect(rejection('{"\\udc00":1}')).toContain('object key escapes a lone surrogate');
+    expect(rejection('["\ud800"]')).toContain('lone surrogate');
+    expect(parseJsonText('["\\ud83d\\ude00","\\\\ud800"]')).toEqual(['\ud83d\ude00', '\\ud800']);
+  });
+
+  it('rejects duplicate member names, including escaped spellings (RFC 7493)', () => {
+    expect(rejection('{"a":1,"b":{"c":1,"c":2}}')).toBe(
+      'duplicate object key; I-JSON (RFC 7493) requires unique member names (§4.4) at $.b.c',
+    );
+    expect(rejection('{"ab":1,"a\\u0062":2}')).toContain('duplicate object key');
+    expect(parseJsonText('[{"a":1},{"a":2}]')).toEqual([{ a: 1 }, { a: 2 }]);
+    expect(parseJsonText('{"a":{"a":{"a":1}}}')).toEqual({ a: { a: { a: 1 } } });
+  });
+
+  it('tracks quotes and backslashes exactly at string ends', () => {
+    expect(parseJsonText('{"k\\\\":"v\\"","k":"\\\\"}')).toEqual({ 'k\\': 'v"', k: '\\' });
+    expect(rejection('{"k\\\\":1,"k\\\\":2}')).toContain('duplicate');
+  });
+
+  it('reports invalid JSON without quoting the text', () => {
+    const message = rejection('{"secret-token": tru}');
+    expect(message).toMatch(/^invalid JSON: /);
+    expect(message).not.toContain('secret');
+    expect(rejection('')).toBe('invalid JSON: unexpected end of input');
+    expect(rejection('[1,2')).toContain('position 4');
+  });
+
+  it('bounds nesting (§12.3): 128 containers pass, 129 fail', () => {
+    expect(parseJsonText(`${'['.repeat(128)}${']'.repeat(128)}`)).toBeDefined();
+    expect(rejection(`${'['.repeat(129)}${']'.repeat(129)}`)).toContain('depth limit of 128');
+    expect(rejection('{"a":{"b":[1]}}', { maxDepth: 2 })).toBe(
+      'nesting exceeds the depth limit of 2; flatten it (§12.3) at $.a.b',
+    );
+    expect(rejection(`${'['.repeat(500_000)}${']'.repeat(500_000)}`)).toContain('depth limit');
+  });
+
+  it('bounds size in UTF-8 bytes (§12.3)', () => {
+    expect(rejection('"ééé"', { maxBytes: 7 })).toContain('size limit of 7 bytes');
+    expect(parseJsonText('"ééé"', { maxBytes: 8 })).toBe('ééé');
+  });
+});

@@ -1,0 +1,172 @@
+import { ValueDomainError } from './errors';
+import { DEFAULT_LIMITS, isWellFormed, memberSegment } from './value-domain';
+import { MAX_SAFE_INTEGER } from './vocabulary';
+
+/**
+ * The funnel for contexts that arrive as JSON text (HTTP bodies, files, the
+ * CLI). JSON.parse alone would round 9007199254740993 to ...992 and keep the
+ * last of two duplicate keys without a word, so the text is checked first:
+ * - a number token whose value is integral beyond ±(2^53−1) in any spelling
+ *   (9007199254740993, 1e16, 9007199254740992.0) or overflows to Infinity
+ *   (§4.4, §10.2), judged on the token, before any rounding can hide it;
+ * - lone surrogates, raw or escaped (§4.4);
+ * - duplicate member names in one object (I-JSON, RFC 7493 §2.3);
+ * - size over maxBytes and container nesting over maxDepth (§12.3).
+ * All of these throw ValueDomainError (host_error:context_invalid) with a
+ * path and a remediation, never the offending text.
+ */
+export function parseJsonText(
+  text: string,
+  limits?: { maxBytes?: number; maxDepth?: number },
+): unknown {
+  const maxBytes = limits?.maxBytes ?? DEFAULT_LIMITS.maxBytes;
+  const maxDepth = limits?.maxDepth ?? DEFAULT_LIMITS.maxDepth;
+  if (typeof text !== 'string') throw new ValueDomainError('JSON text must be a string');
+  // UTF-16 length is a cheap lower bound on UTF-8 length; count exactly only near the limit.
+  if (text.length > maxBytes || Buffer.byteLength(text, 'utf8') > maxBytes) {
+    throw new ValueDomainError(`JSON text exceeds the size limit of ${maxBytes} bytes (§12.3)`);
+  }
+  if (!isWellFormed(text)) {
+    throw new ValueDomainError(
+      'JSON text contains a lone surrogate; send well-formed UTF-8 (§4.4)',
+    );
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ValueDomainError(`invalid JSON: ${syntaxDetail(error)}`);
+  }
+  // The scanner trusts the text to be valid JSON, which JSON.parse just proved.
+  scanTokens(text, maxDepth);
+  return value;
+}
+
+/** V8's messages can quote a stretch of the input; keep only the position or token kind. */
+function syntaxDetail(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const position = /position (\d+)/.exec(message);
+  if (position) return `syntax error at position ${position[1]}`;
+  if (/Unexpected end/.test(message)) return 'unexpected end of input';
+  return 'unexpected token';
+}
+
+type Container = { keys: Set<string> | null; segment: string; index: number; expectKey: boolean };
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+function scanTokens(text: string, maxDepth: number): void {
+  const stack: Container[] = [];
+  // The next backslash at or after the cursor, found once and reused, so
+  // telling "has an escape" costs nothing per string and never rescans.
+  const backslash = { at: -1 };
+  let i = 0;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      i = scanString(text, i, stack, backslash);
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      i = scanNumber(text, i, stack);
+    } else if (c === 0x7b || c === 0x5b) {
+      // `{` or `[`
+      if (stack.length >= maxDepth) {
+        fail(stack, `nesting exceeds the depth limit of ${maxDepth}; flatten it (§12.3)`);
+      }
+      const isObject = c === 0x7b;
+      stack.push({ keys: isObject ? new Set() : null, segment: '', index: 0, expectKey: isObject });
+      i++;
+    } else if (c === 0x7d || c === 0x5d) {
+      stack.pop();
+      i++;
+    } else if (c === 0x2c) {
+      // `,`: the next member of the innermost container.
+      const top = stack[stack.length - 1];
+      if (top.keys === null) top.index++;
+      else top.expectKey = true;
+      i++;
+    } else {
+      i++;
+    }
+  }
+}
+
+/** Returns the index just past the closing quote. */
+function scanString(
+  text: string,
+  start: number,
+  stack: Container[],
+  backslash: { at: number },
+): number {
+  let end = text.indexOf('"', start + 1);
+  while (text.charCodeAt(end - 1) === BACKSLASH) {
+    let run = 0;
+    while (text.charCodeAt(end - 1 - run) === BACKSLASH) run++;
+    if (run % 2 === 0) break;
+    end = text.indexOf('"', end + 1);
+  }
+  if (backslash.at !== -2 && backslash.at <= start) {
+    const next = text.indexOf('\\', start);
+    backslash.at = next === -1 ? -2 : next;
+  }
+  const hasEscape = backslash.at >= 0 && backslash.at < end;
+  const decoded = hasEscape ? (JSON.parse(text.slice(start, end + 1)) as string) : null;
+  const top = stack[stack.length - 1];
+  const isKey = top?.expectKey === true;
+  if (decoded !== null && !isWellFormed(decoded)) {
+    fail(stack, `${isKey ? 'object key' : 'string'} escapes a lone surrogate (§4.4)`);
+  }
+  if (isKey) {
+    const key = decoded ?? text.slice(start + 1, end);
+    top.expectKey = false;
+    top.segment = memberSegment(key);
+    if (top.keys!.has(key)) {
+      fail(stack, 'duplicate object key; I-JSON (RFC 7493) requires unique member names (§4.4)');
+    }
+    top.keys!.add(key);
+  }
+  return end + 1;
+}
+
+const INTEGER_TOKEN = /^-?\d+$/;
+
+/** Returns the index just past the number token. */
+function scanNumber(text: string, start: number, stack: Container[]): number {
+  let end = start + 1;
+  for (; end < text.length; end++) {
+    const c = text.charCodeAt(end);
+    // Digits, `.`, `e`, `E`, `+`, `-`: JSON.parse already vouched for the shape.
+    if (
+      !(
+        (c >= 0x30 && c <= 0x39) ||
+        c === 0x2e ||
+        c === 0x65 ||
+        c === 0x45 ||
+        c === 0x2b ||
+        c === 0x2d
+      )
+    ) {
+      break;
+    }
+  }
+  // Up to 15 digits with no fraction or exponent is always a safe integer.
+  if (end - start <= 15 && INTEGER_TOKEN.test(text.slice(start, end))) return end;
+  const value = Number(text.slice(start, end));
+  if (!Number.isFinite(value)) {
+    fail(stack, 'number overflows a double; send it as a string (§4.4)');
+  }
+  // Every double beyond 2^53−1 in magnitude is integral, so this also catches
+  // 1e16 and 9007199254740992.5, which JSON.parse would round to an integer.
+  if (value > MAX_SAFE_INTEGER || value < -MAX_SAFE_INTEGER) {
+    fail(stack, 'integer exceeds 2^53; string-encode 64-bit identifiers, see §4.4');
+  }
+  return end;
+}
+
+function fail(stack: Container[], message: string): never {
+  let path = '$';
+  for (const container of stack) {
+    path += container.keys === null ? `[${container.index}]` : container.segment;
+  }
+  throw new ValueDomainError(`${message} at ${path}`);
+}
