@@ -1,4 +1,6 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { dbInfo, migrationStatus, pingDb } from '@/lib/server/db';
+import { readMigrations } from '@/lib/server/migrate';
 import { closeTestDb, testDb, truncateAll } from './helpers/db';
 import { testRedis, testRedisClient } from './helpers/redis';
 
@@ -17,6 +19,18 @@ describe('integration database (global-setup.ts)', () => {
     const rows = await client.$queryRaw<{ migration_name: string }[]>`
       SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL`;
     expect(rows.map((r) => r.migration_name)).toContain('20261202091838_init');
+  });
+
+  it('db() on Postgres answers pings and reports no pending migrations (for /api/ready)', async () => {
+    expect(dbInfo()).toEqual({
+      kind: 'postgres',
+      location: inject('databaseUrl').replace(/:[^:@/]*@/, '@'),
+    });
+    expect(await pingDb()).toBe(true);
+    expect(await migrationStatus()).toEqual({
+      applied: readMigrations().length,
+      pending: [],
+    });
   });
 
   it('truncateAll empties the tables and keeps the migration history', async () => {

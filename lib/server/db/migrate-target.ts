@@ -1,6 +1,5 @@
 import 'server-only';
 import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { acquireDataDirLock } from '@/lib/server/db/data-dir-lock';
@@ -26,7 +25,7 @@ export async function migrateTarget(
       await client.end();
     }
   }
-  mkdirSync(path.dirname(target.dir), { recursive: true });
+  mkdirSync(target.dir, { recursive: true });
   const lock = acquireDataDirLock(target.dir);
   try {
     const db = await PGlite.create({ dataDir: target.dir });

@@ -74,7 +74,7 @@ export async function openDatabase(
   }
 
   // PGlite's own mkdir is not recursive (STACK.md).
-  mkdirSync(path.dirname(target.dir), { recursive: true });
+  mkdirSync(target.dir, { recursive: true });
   const lock = acquireDataDirLock(target.dir);
   let pglite: PGlite | undefined;
   try {
