@@ -153,6 +153,50 @@ export async function listUsers(actor: Actor): Promise<UserSummary[]> {
   return rows.map(toSummary);
 }
 
+/** One user. Admin only. */
+export async function getUser(actor: Actor, userId: string): Promise<UserSummary> {
+  requireAdmin(actor);
+  const prisma = await db();
+  return toSummary(await findTarget(prisma as unknown as Tx, userId));
+}
+
+export type UserEvent = {
+  id: string;
+  action: string;
+  actorEmail: string | null;
+  actorKind: string;
+  createdAt: Date;
+};
+
+/** The latest changes made to a user (from AuditEvent). Admin only. */
+export async function listUserEvents(
+  actor: Actor,
+  userId: string,
+  take = 20,
+): Promise<UserEvent[]> {
+  requireAdmin(actor);
+  const prisma = await db();
+  const rows = await prisma.auditEvent.findMany({
+    where: { targetType: 'user', targetId: userId },
+    orderBy: { createdAt: 'desc' },
+    take,
+    select: {
+      id: true,
+      action: true,
+      actorKind: true,
+      createdAt: true,
+      actor: { select: { email: true } },
+    },
+  });
+  return rows.map((r) => ({
+    id: r.id.toString(),
+    action: r.action,
+    actorKind: r.actorKind,
+    actorEmail: r.actor?.email ?? null,
+    createdAt: r.createdAt,
+  }));
+}
+
 export type CreateUserInput = { email: unknown; name?: unknown; roles: unknown; password: unknown };
 
 /** Creates a user with a password. Admin only. */

@@ -1,0 +1,34 @@
+import type { FormState } from './form-state';
+
+/**
+ * The result line of a form: an error (role="alert", announced at once)
+ * or a confirmation (role="status"). Renders an empty live region when
+ * idle so the announcement is not missed.
+ */
+export function FormMessage({ state, id }: { state: FormState; id?: string }) {
+  if (state.status === 'error' && state.message) {
+    return (
+      <div
+        id={id}
+        role="alert"
+        data-code={state.code}
+        className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800"
+      >
+        {state.message}
+      </div>
+    );
+  }
+  if (state.status === 'ok' && state.message) {
+    return (
+      <div
+        id={id}
+        role="status"
+        data-code={state.code}
+        className="rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-800"
+      >
+        {state.message}
+      </div>
+    );
+  }
+  return <div id={id} role="status" className="sr-only" />;
+}

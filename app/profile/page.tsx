@@ -1,0 +1,48 @@
+import type { Metadata } from 'next';
+import { Card, PageHeader } from '@/app/components/page-header';
+import { RoleBadges } from '@/app/components/role-badges';
+import { Time } from '@/app/components/time';
+import { PASSWORD_MIN_LENGTH } from '@/lib/server/auth/password';
+import { requireUser } from '@/lib/server/auth/session';
+import { getOwnProfile } from '@/lib/server/users';
+import { ChangePasswordForm, SlackForm } from './profile-forms';
+
+export const metadata: Metadata = { title: 'Profile' };
+
+export default async function ProfilePage() {
+  const actor = await requireUser();
+  const me = await getOwnProfile(actor);
+  const now = new Date().toISOString();
+  return (
+    <>
+      <PageHeader title="Profile" description="Your account, your password and your Slack link." />
+      <dl className="mb-6 grid gap-x-6 gap-y-1 text-sm sm:grid-cols-[10rem_1fr]">
+        <dt className="text-slate-500">Email</dt>
+        <dd>{me.email}</dd>
+        <dt className="text-slate-500">Name</dt>
+        <dd>{me.name ?? <span className="text-slate-400">not set</span>}</dd>
+        <dt className="text-slate-500">Roles</dt>
+        <dd>
+          <RoleBadges roles={me.roles} />
+        </dd>
+        <dt className="text-slate-500">Single sign-on</dt>
+        <dd>{me.ssoLinked ? 'linked' : 'not linked'}</dd>
+        <dt className="text-slate-500">Last sign-in</dt>
+        <dd>
+          {me.lastSignInAt ? <Time value={me.lastSignInAt.toISOString()} now={now} /> : 'never'}
+        </dd>
+      </dl>
+      <div className="grid items-start gap-6 lg:grid-cols-2">
+        <Card title={me.hasPassword ? 'Change password' : 'Set a password'}>
+          <ChangePasswordForm hasPassword={me.hasPassword} minPassword={PASSWORD_MIN_LENGTH} />
+        </Card>
+        <Card title="Slack">
+          <p className="mb-3 text-sm text-slate-600">
+            Link your Slack member ID so that approve and reject buttons in Slack act as you.
+          </p>
+          <SlackForm current={me.slackUserId} />
+        </Card>
+      </div>
+    </>
+  );
+}

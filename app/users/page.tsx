@@ -1,0 +1,83 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { Card, PageHeader } from '@/app/components/page-header';
+import { RoleBadges, StatusBadge } from '@/app/components/role-badges';
+import { EmptyState } from '@/app/components/states';
+import { Table, Td, Th } from '@/app/components/table';
+import { Time } from '@/app/components/time';
+import { PASSWORD_MIN_LENGTH } from '@/lib/server/auth/password';
+import { ROLE_DESCRIPTIONS, ROLES } from '@/lib/server/auth/roles';
+import { requireUser } from '@/lib/server/auth/session';
+import { listUsers } from '@/lib/server/users';
+import { CreateUserForm } from './create-user-form';
+
+export const metadata: Metadata = { title: 'Users' };
+
+export default async function UsersPage() {
+  const actor = await requireUser('admin');
+  const users = await listUsers(actor);
+  const now = new Date();
+  const roleOptions = ROLES.map((r) => ({ value: r, description: ROLE_DESCRIPTIONS[r] }));
+  return (
+    <>
+      <PageHeader
+        title="Users"
+        description="Who can sign in, and what they may do. Changes take effect on the user's next request."
+      />
+      <div className="grid items-start gap-6 lg:grid-cols-[1fr_20rem]">
+        {users.length === 0 ? (
+          <EmptyState title="No users yet" />
+        ) : (
+          <Table caption="Users">
+            <thead>
+              <tr>
+                <Th>User</Th>
+                <Th>Roles</Th>
+                <Th>Status</Th>
+                <Th>Last sign-in</Th>
+                <Th>
+                  <span className="sr-only">Actions</span>
+                </Th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {users.map((u) => (
+                <tr key={u.id} className={u.disabled ? 'text-slate-500' : undefined}>
+                  <Td>
+                    <div className="font-medium text-slate-900">{u.email}</div>
+                    {u.name && <div className="text-xs text-slate-500">{u.name}</div>}
+                  </Td>
+                  <Td>
+                    <RoleBadges roles={u.roles} />
+                  </Td>
+                  <Td>
+                    <StatusBadge disabled={u.disabled} />
+                  </Td>
+                  <Td className="whitespace-nowrap">
+                    {u.lastSignInAt ? (
+                      <Time value={u.lastSignInAt.toISOString()} now={now.toISOString()} />
+                    ) : (
+                      <span className="text-slate-400">never</span>
+                    )}
+                  </Td>
+                  <Td className="text-right">
+                    <Link
+                      href={`/users/${u.id}`}
+                      className="rounded px-1.5 py-0.5 text-sm font-medium text-indigo-700 hover:bg-indigo-50"
+                      aria-label={`Manage ${u.email}`}
+                    >
+                      Manage
+                    </Link>
+                  </Td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+        <Card title="Add a user">
+          <CreateUserForm roles={roleOptions} minPassword={PASSWORD_MIN_LENGTH} />
+        </Card>
+      </div>
+    </>
+  );
+}
