@@ -99,7 +99,10 @@ describe('transactional outbox: row → relay → BullMQ → worker → effect',
   it.each([
     ['outbox_kind_unknown', { kind: 'no.such.job', payload: {}, dedupeKey: 'k1' }],
     ['outbox_payload_invalid', { kind: 'audit.ping', payload: { note: 7 }, dedupeKey: 'k2' }],
-    ['outbox_payload_invalid', { kind: 'audit.ping', payload: { note: 'x', y: 1 }, dedupeKey: 'k3' }],
+    [
+      'outbox_payload_invalid',
+      { kind: 'audit.ping', payload: { note: 'x', y: 1 }, dedupeKey: 'k3' },
+    ],
     ['outbox_dedupe_key_invalid', { kind: 'audit.ping', payload: { note: 'x' }, dedupeKey: 'a:b' }],
     ['outbox_dedupe_key_invalid', { kind: 'audit.ping', payload: { note: 'x' }, dedupeKey: '42' }],
     ['outbox_dedupe_key_invalid', { kind: 'audit.ping', payload: { note: 'x' }, dedupeKey: '' }],

@@ -167,16 +167,21 @@ export class OutboxRelay {
   private async claim(): Promise<ClaimedRow[]> {
     // Timestamps are UTC `timestamp(3)` columns (Prisma's convention), hence
     // `now() AT TIME ZONE 'UTC'` rather than a session-zone dependent now().
+    // MATERIALIZED: inlined as `id IN (subquery)`, the locking subquery may be
+    // rescanned, each rescan skipping the rows just locked, and the UPDATE
+    // then claims far more than `batchSize` rows (seen in testing).
     return this.db.$queryRaw<ClaimedRow[]>`
-      UPDATE "OutboxEvent"
+      WITH due AS MATERIALIZED (
+        SELECT "id" FROM "OutboxEvent"
+         WHERE "dispatchedAt" IS NULL AND "availableAt" <= (now() AT TIME ZONE 'UTC')
+         ORDER BY "availableAt", "id"
+         LIMIT ${this.o.batchSize}
+         FOR UPDATE SKIP LOCKED)
+      UPDATE "OutboxEvent" o
          SET "availableAt" = (now() AT TIME ZONE 'UTC') + ${this.o.leaseMs} * interval '1 millisecond'
-       WHERE "id" IN (
-         SELECT "id" FROM "OutboxEvent"
-          WHERE "dispatchedAt" IS NULL AND "availableAt" <= (now() AT TIME ZONE 'UTC')
-          ORDER BY "availableAt", "id"
-          LIMIT ${this.o.batchSize}
-          FOR UPDATE SKIP LOCKED)
-      RETURNING "id", "kind", "payload", "dedupeKey", "attempts"`;
+        FROM due
+       WHERE o."id" = due."id"
+      RETURNING o."id", o."kind", o."payload", o."dedupeKey", o."attempts"`;
   }
 
   private async defer(row: ClaimedRow, err: string): Promise<void> {

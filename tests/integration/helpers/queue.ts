@@ -49,11 +49,11 @@ export async function waitFor<T>(
   probe: () => Promise<T>,
   timeoutMs = 15_000,
   stepMs = 50,
-): Promise<T> {
+): Promise<NonNullable<T>> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
-    if (v) return v;
+    if (v) return v as NonNullable<T>;
     if (Date.now() > end) throw new Error(`waitFor: condition not met in ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, stepMs));
   }
