@@ -54,6 +54,10 @@ export function createRedisConnection(
 /** Closes a connection without throwing (shutdown must always complete). */
 export async function closeRedis(redis: Redis): Promise<void> {
   if (redis.status === 'end') return;
+  if (redis.status !== 'ready') {
+    redis.disconnect();
+    return;
+  }
   try {
     await withTimeout(redis.quit(), 1_000, 'redis_quit_timeout');
   } catch {

@@ -108,6 +108,12 @@ export class JobQueue {
   }
 
   async close(): Promise<void> {
+    if (!this.online()) {
+      // BullMQ's close waits for a connection that may never come.
+      this.queue.close().catch(() => {});
+      this.redis.disconnect();
+      return;
+    }
     try {
       await withTimeout(this.queue.close(), 2_000, 'queue_close_timeout');
     } catch (err) {

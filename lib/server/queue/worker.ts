@@ -87,7 +87,12 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
       autorun: true,
     },
   );
-  worker.on('error', (err) => log.warn({ err: err.message }, 'worker error'));
+  worker.on('error', (err) => {
+    // While Redis is away the connection's listener has said so once; BullMQ
+    // would repeat it for every reconnect attempt of each of its clients.
+    if (redis.status !== 'ready') return;
+    log.warn({ err: err.message }, 'worker error');
+  });
   worker.on('failed', (job, err) =>
     log.warn(
       { jobName: job?.name, jobId: job?.id, attemptsMade: job?.attemptsMade, err: err.message },
@@ -111,12 +116,17 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
     worker,
     async close() {
       if (beat) clearInterval(beat);
-      try {
-        // Lets the running jobs finish; bounded so shutdown always ends.
-        await withTimeout(worker.close(), 10_000, 'worker_close_timeout');
-      } catch (err) {
-        log.warn({ err: String(err) }, 'worker close timed out, forcing');
-        await worker.close(true).catch(() => {});
+      if (redis.status === 'ready') {
+        try {
+          // Lets the running jobs finish; bounded so shutdown always ends.
+          await withTimeout(worker.close(), 10_000, 'worker_close_timeout');
+        } catch (err) {
+          log.warn({ err: String(err) }, 'worker close timed out');
+        }
+      } else {
+        // Without Redis no job can complete and BullMQ's close would wait for
+        // the connection forever; dropping the connection ends it.
+        worker.close(true).catch(() => {});
       }
       await closeRedis(redis);
     },
