@@ -1,0 +1,139 @@
+/**
+ * The machine-readable spec (§4, §5, §9, §10.3) behind one validator. This is
+ * tooling, not the pure engine: it pulls in Ajv. The schemas are imported as
+ * JSON modules rather than read with fs so that bundlers (Next), tsx and
+ * vitest all resolve them the same way.
+ */
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { INTERCEPTION_POINTS, type InterceptionPoint } from '../lib/hooks/vocabulary';
+import contextSchema from './schema/agent-context.schema.json' with { type: 'json' };
+import agentShutdown from './schema/agent-context/agent_shutdown.schema.json' with { type: 'json' };
+import agentStartup from './schema/agent-context/agent_startup.schema.json' with { type: 'json' };
+import input from './schema/agent-context/input.schema.json' with { type: 'json' };
+import output from './schema/agent-context/output.schema.json' with { type: 'json' };
+import postModelCall from './schema/agent-context/post_model_call.schema.json' with {
+  type: 'json',
+};
+import postToolCall from './schema/agent-context/post_tool_call.schema.json' with { type: 'json' };
+import preModelCall from './schema/agent-context/pre_model_call.schema.json' with { type: 'json' };
+import preToolCall from './schema/agent-context/pre_tool_call.schema.json' with { type: 'json' };
+import requestSchema from './schema/approval-request.schema.json' with { type: 'json' };
+import resolutionSchema from './schema/approval-resolution.schema.json' with { type: 'json' };
+import pointSchema from './schema/interception-point.schema.json' with { type: 'json' };
+import recordSchema from './schema/interception-record.schema.json' with { type: 'json' };
+import verdictSchema from './schema/verdict.schema.json' with { type: 'json' };
+
+export const SCHEMA_BASE = 'https://responsibleai.github.io/agent-hooks/schema/v0.1/';
+
+export type SchemaKind =
+  | 'context'
+  | 'verdict'
+  | 'request'
+  | 'resolution'
+  | 'record'
+  | 'interception-point';
+
+export type ValidationResult = { ok: true } | { ok: false; errors: string[] };
+
+/** A JSON Schema document as loaded: every one carries an absolute `$id`. */
+export type SchemaDocument = { $id: string; [keyword: string]: unknown };
+
+const POINT_SCHEMAS: Record<InterceptionPoint, SchemaDocument> = {
+  agent_startup: agentStartup,
+  input,
+  pre_model_call: preModelCall,
+  post_model_call: postModelCall,
+  pre_tool_call: preToolCall,
+  post_tool_call: postToolCall,
+  output,
+  agent_shutdown: agentShutdown,
+};
+
+const KIND_SCHEMAS: Record<Exclude<SchemaKind, 'context'>, SchemaDocument> = {
+  verdict: verdictSchema,
+  request: requestSchema,
+  resolution: resolutionSchema,
+  record: recordSchema,
+  'interception-point': pointSchema,
+};
+
+/**
+ * Every schema of the spec, ready for `ajv.addSchema` in another Ajv 2020
+ * instance (the CTK runner resolves its vector schema's $refs against them).
+ * Copies, so a caller cannot alter the ones validateAgainst uses.
+ */
+export function loadSchemas(): SchemaDocument[] {
+  return [contextSchema, ...Object.values(POINT_SCHEMAS), ...Object.values(KIND_SCHEMAS)].map(
+    (schema) => structuredClone(schema),
+  );
+}
+
+/** The `$id` of the per-point closed context schema (§4). */
+export function contextSchemaId(point: InterceptionPoint): string {
+  return `${SCHEMA_BASE}agent-context/${point}.schema.json`;
+}
+
+// ajv-formats is CommonJS; depending on the loader its default export is the
+// plugin itself or the module namespace around it.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+  addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+
+let compiled: Map<string, ValidateFunction> | null = null;
+
+function validators(): Map<string, ValidateFunction> {
+  if (compiled) return compiled;
+  // verbose: `not` errors then carry their subschema, which says what was refused.
+  const ajv = new Ajv2020({ allErrors: true, verbose: true });
+  addFormats(ajv);
+  for (const schema of loadSchemas()) ajv.addSchema(schema);
+  const byId = new Map<string, ValidateFunction>();
+  for (const schema of loadSchemas()) byId.set(schema.$id, ajv.getSchema(schema.$id)!);
+  compiled = byId;
+  return byId;
+}
+
+/**
+ * Validates a value against one of the spec's schemas. A context is checked
+ * against the closed schema of its own interception_point; one without a
+ * known point falls back to the envelope, which reports that.
+ */
+export function validateAgainst(kind: SchemaKind, value: unknown): ValidationResult {
+  const validate = validators().get(schemaIdFor(kind, value))!;
+  if (validate(value)) return { ok: true };
+  return { ok: false, errors: formatErrors(validate.errors ?? []) };
+}
+
+function schemaIdFor(kind: SchemaKind, value: unknown): string {
+  if (kind !== 'context') return KIND_SCHEMAS[kind].$id;
+  const point = (value as { interception_point?: unknown } | null)?.interception_point;
+  if (typeof point === 'string' && (INTERCEPTION_POINTS as readonly string[]).includes(point)) {
+    return contextSchemaId(point as InterceptionPoint);
+  }
+  return contextSchema.$id;
+}
+
+/** "/tool_call/args must be object", one line per error, never echoing the value. */
+function formatErrors(errors: ErrorObject[]): string[] {
+  const lines = errors
+    // An if/then failure repeats what the error inside `then` already says.
+    .filter((error) => error.keyword !== 'if')
+    .map(
+      (error) =>
+        `${error.instancePath === '' ? '(root)' : error.instancePath} ${explainError(error)}`,
+    );
+  return [...new Set(lines)];
+}
+
+function explainError(error: ErrorObject): string {
+  if (error.keyword === 'additionalProperties') {
+    const name = (error.params as { additionalProperty: string }).additionalProperty;
+    return `must NOT have additional property ${JSON.stringify(name)}`;
+  }
+  if (error.keyword === 'not') {
+    const refused = error.schema as { required?: string[]; pattern?: string };
+    if (refused.required) return `must NOT have property "${refused.required.join('", "')}"`;
+    if (refused.pattern) return `must NOT match pattern "${refused.pattern}"`;
+  }
+  return error.message ?? 'is invalid';
+}
