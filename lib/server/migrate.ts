@@ -204,7 +204,9 @@ async function withAdvisoryLock<T>(
   try {
     return await fn();
   } finally {
-    await exec.query('SELECT pg_advisory_unlock($1)', [PRISMA_ADVISORY_LOCK_KEY]);
+    // A failed unlock means a dead session, which released the lock anyway;
+    // it must not hide the error that got us here.
+    await exec.query('SELECT pg_advisory_unlock($1)', [PRISMA_ADVISORY_LOCK_KEY]).catch(() => {});
   }
 }
 

@@ -17,7 +17,7 @@ export async function migrateTarget(
   options: ApplyOptions = {},
 ): Promise<ApplyResult> {
   if (target.kind === 'postgres') {
-    const client = new pg.Client({ connectionString: target.url });
+    const client = new pg.Client({ connectionString: target.url, connectionTimeoutMillis: 15_000 });
     await client.connect();
     try {
       return await applyMigrations(pgExecutor(client), options);

@@ -90,7 +90,8 @@ export async function openDatabase(
   return {
     client,
     kind: 'pglite',
-    migrationStatus: () => readMigrationStatus(pgliteExecutor(db), migrate.dir),
+    // Through the client, not PGlite directly: it is the one connection, shared.
+    migrationStatus: () => readMigrationStatus(clientExecutor(client, 'pglite'), migrate.dir),
     async close() {
       try {
         await client.$disconnect();
