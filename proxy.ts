@@ -53,5 +53,5 @@ export async function proxy(req: NextRequest): Promise<Response> {
 
 export const config = {
   // Everything but static assets and Next internals.
-  matcher: ['/((?!_next/static|_next/image|favicon\\.(ico|svg)|robots\\.txt).*)'],
+  matcher: ['/((?!_next/static|_next/image|favicon\\.ico|favicon\\.svg|robots\\.txt).*)'],
 };

@@ -1,6 +1,6 @@
 'use client';
 
-import { buttonClass } from './components/button';
+import { buttonClass } from './components/button-class';
 
 /** A page that failed to render: say so plainly, offer a retry, leak nothing. */
 export default function ErrorPage({

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
-import { getCurrentUser } from '@/lib/server/auth/session';
+import { getCurrentUser, orNull } from '@/lib/server/auth/session';
 import { AppHeader } from './components/app-header';
 import './globals.css';
 
@@ -12,7 +12,7 @@ export const metadata: Metadata = {
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
   // A database outage must not take down every page (e.g. /status explains it).
-  const user = await getCurrentUser().catch(() => null);
+  const user = await getCurrentUser().catch(orNull);
   return (
     <html lang="en">
       <body className="min-h-screen font-sans">

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { buttonClass } from '@/app/components/button';
+import { buttonClass } from '@/app/components/button-class';
 import { requireUser } from '@/lib/server/auth/session';
 
 export const metadata: Metadata = { title: "You don't have access" };

@@ -16,11 +16,10 @@ export const DEFAULT_ADMIN_EMAIL = 'admin@localhost';
  */
 export async function ensureInitialAdmin(): Promise<void> {
   const prisma = await db();
-  const admin = await prisma.user.findFirst({
-    where: { roles: { has: Role.admin }, disabled: false },
-    select: { id: true },
-  });
-  if (admin) return;
+  // Raw SQL: the PGlite adapter rejects Prisma's `has` filter on enum arrays.
+  const admins = await prisma.$queryRaw<{ id: string }[]>`
+    SELECT id::text AS id FROM "User" WHERE 'admin'::"Role" = ANY(roles) AND NOT disabled LIMIT 1`;
+  if (admins.length > 0) return;
 
   const cfg = config();
   const email = normalizeEmail(cfg.ADMIN_EMAIL ?? DEFAULT_ADMIN_EMAIL);

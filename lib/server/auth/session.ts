@@ -1,6 +1,6 @@
 import 'server-only';
 import { headers } from 'next/headers';
-import { redirect } from 'next/navigation';
+import { redirect, unstable_rethrow } from 'next/navigation';
 import { cache } from 'react';
 import { auth } from '@/auth';
 import type { Role } from '@/lib/generated/prisma/enums';
@@ -34,6 +34,16 @@ export const getCurrentUser = cache(async (): Promise<SessionUser | null> => {
   if (!user || user.disabled) return null;
   return { id: user.id, email: user.email, name: user.name, roles: user.roles };
 });
+
+/**
+ * For `.catch(orNull)` where a failure (database down) should render as
+ * "nobody signed in": Next's own control-flow errors (dynamic rendering,
+ * redirects) still pass through.
+ */
+export function orNull(err: unknown): null {
+  unstable_rethrow(err);
+  return null;
+}
 
 /** The path of the current page, from the header proxy.ts sets. */
 async function currentPath(): Promise<string> {

@@ -1,0 +1,66 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { defineConfig } from '@playwright/test';
+import { BASE_URL, E2E_ADMIN, PORT } from './tests/e2e/fixtures';
+
+/**
+ * End-to-end tests in Debian's Chromium against the production build,
+ * started the way users start it (`node scripts/start.mjs`), on a fresh
+ * embedded database. `localhost`, not 127.0.0.1: Auth.js cookies (STACK.md).
+ */
+
+// Workers load this file again: the directory is made once, by the runner,
+// and handed down through the environment.
+process.env.CHECKPOINT_E2E_DATA_DIR ??= mkdtempSync(path.join(tmpdir(), 'checkpoint-e2e-'));
+
+export default defineConfig({
+  testDir: 'tests/e2e',
+  globalTeardown: './tests/e2e/global-teardown.ts',
+  outputDir: 'test-results',
+  fullyParallel: false,
+  workers: 1,
+  forbidOnly: Boolean(process.env.CI),
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: [['list']],
+  use: {
+    baseURL: BASE_URL,
+    browserName: 'chromium',
+    launchOptions: {
+      executablePath: '/usr/bin/chromium',
+      // Without the networking flags Chromium floods the closed network.
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    },
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+  },
+  webServer: {
+    command: 'node scripts/start.mjs',
+    url: `${BASE_URL}/api/health`,
+    // A first start may build the app (~1 min on 2 cores) and create the database.
+    timeout: 300_000,
+    reuseExistingServer: false,
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: {
+      PORT: String(PORT),
+      DATA_DIR: process.env.CHECKPOINT_E2E_DATA_DIR,
+      // Empty means unset (config.ts): always the embedded database here.
+      DATABASE_URL: '',
+      // A Redis database of its own, so that no other app's worker takes these jobs.
+      REDIS_URL: 'redis://127.0.0.1:6379/14',
+      ADMIN_EMAIL: E2E_ADMIN.email,
+      ADMIN_PASSWORD: E2E_ADMIN.password,
+      AUTH_SECRET: '',
+      LOG_LEVEL: 'warn',
+    },
+  },
+});

@@ -1,0 +1,119 @@
+import { expect, test } from '@playwright/test';
+import { E2E_ADMIN, SCREENSHOTS, signIn, signOut } from './fixtures';
+
+const REVIEWER = {
+  email: 'rita.reviewer@e2e.test',
+  name: 'Rita Reviewer',
+  password: 'reviewer-pass-123',
+};
+
+test.describe.configure({ mode: 'serial' });
+
+test('an unauthenticated visit to a protected page goes to sign-in, and comes back after', async ({
+  page,
+}) => {
+  await page.goto('/users');
+  await expect(page).toHaveURL(/\/sign-in\?next=%2Fusers$/);
+  await expect(page.getByRole('heading', { name: 'Sign in to Checkpoint' })).toBeVisible();
+  await page.screenshot({ path: `${SCREENSHOTS}/sign-in.png`, fullPage: true });
+
+  await page.getByLabel('Email').fill(E2E_ADMIN.email);
+  await page.getByLabel('Password').fill(E2E_ADMIN.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/users$/);
+  await expect(page.getByRole('heading', { name: 'Users', level: 1 })).toBeVisible();
+});
+
+test('an unauthenticated API request answers 401 JSON', async ({ request }) => {
+  for (const path of ['/api/me', '/api/hosts']) {
+    const res = await request.get(path);
+    expect(res.status()).toBe(401);
+    expect(res.headers()['content-type']).toContain('application/json');
+    expect((await res.json()).error.code).toBe('unauthenticated');
+  }
+  // Health stays open for probes.
+  expect((await request.get('/api/health')).status()).toBe(200);
+});
+
+test('a wrong password shows an error and signs nobody in', async ({ page }) => {
+  await page.goto('/sign-in');
+  await page.getByLabel('Email').fill(E2E_ADMIN.email);
+  await page.getByLabel('Password').fill('not-the-password');
+  // Keyboard path: Enter in the password field submits.
+  await page.getByLabel('Password').press('Enter');
+  const alert = page.getByRole('alert').filter({ hasText: /\S/ });
+  await expect(alert).toHaveText('Email or password is incorrect.');
+  await expect(page).toHaveURL(/\/sign-in/);
+  // The email is kept, the password is not.
+  await expect(page.getByLabel('Email')).toHaveValue(E2E_ADMIN.email);
+  await expect(page.getByLabel('Password')).toHaveValue('');
+  expect((await page.request.get('/api/me')).status()).toBe(401);
+});
+
+test('an admin creates a reviewer and signs out; the reviewer cannot reach Users', async ({
+  page,
+}) => {
+  await signIn(page, E2E_ADMIN.email, E2E_ADMIN.password, '/users');
+  await expect(page).toHaveURL(/\/users$/);
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await expect(nav.getByRole('link', { name: 'Users' })).toBeVisible();
+  await expect(page.getByTestId('queue-badge')).toBeVisible();
+
+  // A too-short password is refused inline, with its stable code, and nothing is created.
+  const form = page.getByRole('form', { name: 'Add a user' });
+  await form.getByLabel('Email').fill(REVIEWER.email);
+  await form.getByLabel('Name').fill(REVIEWER.name);
+  await form.getByRole('checkbox', { name: /reviewer/ }).check();
+  await form.getByLabel('Initial password').fill('short');
+  await form.getByRole('button', { name: 'Add user' }).click();
+  await expect(form.locator('[data-code="password_too_short"]')).toBeVisible();
+  await expect(page.getByRole('table')).not.toContainText(REVIEWER.email);
+
+  await form.getByLabel('Initial password').fill(REVIEWER.password);
+  await form.getByRole('button', { name: 'Add user' }).click();
+  await expect(form.getByRole('status')).toHaveText(`Added ${REVIEWER.email}.`);
+  const row = page.getByRole('row').filter({ hasText: REVIEWER.email });
+  await expect(row).toContainText('reviewer');
+  await expect(row).toContainText('Active');
+  await page.screenshot({ path: `${SCREENSHOTS}/users.png`, fullPage: true });
+
+  await signOut(page);
+  expect((await page.request.get('/api/me')).status()).toBe(401);
+
+  await signIn(page, REVIEWER.email, REVIEWER.password);
+  await expect(page).toHaveURL(/\/$/);
+  await expect(page.getByRole('heading', { name: `Welcome, ${REVIEWER.name}` })).toBeVisible();
+  const reviewerNav = page.getByRole('navigation', { name: 'Main' });
+  await expect(reviewerNav.getByRole('link', { name: 'Approvals' })).toBeVisible();
+  await expect(reviewerNav.getByRole('link', { name: 'Users' })).toHaveCount(0);
+  await expect(reviewerNav.getByRole('link', { name: 'Hosts' })).toHaveCount(0);
+
+  await page.goto('/users');
+  await expect(page.getByRole('heading', { name: "You don't have access" })).toBeVisible();
+  await expect(page.getByRole('table')).toHaveCount(0);
+  const me = await page.request.get('/api/me');
+  expect(await me.json()).toMatchObject({ email: REVIEWER.email, roles: ['reviewer'] });
+});
+
+test('disabling a user ends their session at once', async ({ browser }) => {
+  const reviewer = await browser.newContext();
+  const reviewerPage = await reviewer.newPage();
+  await signIn(reviewerPage, REVIEWER.email, REVIEWER.password);
+  await expect(reviewerPage).toHaveURL(/\/$/);
+
+  const admin = await browser.newContext();
+  const adminPage = await admin.newPage();
+  await signIn(adminPage, E2E_ADMIN.email, E2E_ADMIN.password, '/users');
+  await adminPage.getByRole('link', { name: `Manage ${REVIEWER.email}` }).click();
+  await adminPage.getByRole('button', { name: 'Disable account' }).click();
+  await expect(adminPage.getByRole('status').filter({ hasText: 'disabled' })).toBeVisible();
+
+  // Same cookie as before, but the user is re-read on every request.
+  expect((await reviewerPage.request.get('/api/me')).status()).toBe(401);
+  await reviewerPage.goto('/profile');
+  await expect(reviewerPage).toHaveURL(/\/sign-in\?next=%2Fprofile$/);
+  await expect(reviewerPage.getByRole('navigation', { name: 'Main' })).toHaveCount(0);
+
+  await reviewer.close();
+  await admin.close();
+});
