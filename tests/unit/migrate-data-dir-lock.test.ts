@@ -16,6 +16,19 @@ afterEach(() => {
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
+const BOOT_ID = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+/** Field 22 of /proc/<pid>/stat, read here independently of the code under test. */
+function startTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+}
+const me = (over: object = {}) => ({
+  startedAt: Date.now(),
+  hostname: os.hostname(),
+  bootId: BOOT_ID,
+  ...over,
+});
+
 function take(dir: string) {
   const lock = acquireDataDirLock(dir);
   releases.push(() => lock.release());
@@ -36,7 +49,12 @@ describe('acquireDataDirLock', () => {
     const lock = acquireDataDirLock(dir);
     expect(lock.file).toBe(`${dir}.lock`);
     const owner = JSON.parse(readFileSync(lock.file, 'utf8'));
-    expect(owner).toMatchObject({ pid: process.pid, hostname: os.hostname() });
+    expect(owner).toMatchObject({
+      pid: process.pid,
+      hostname: os.hostname(),
+      bootId: BOOT_ID,
+      startTicks: startTicks(process.pid),
+    });
     expect(Math.abs(owner.startedAt - (Date.now() - process.uptime() * 1000))).toBeLessThan(1000);
     lock.release();
     expect(existsSync(lock.file)).toBe(false);
@@ -77,7 +95,7 @@ describe('acquireDataDirLock', () => {
   it('takes over a lock whose process is dead (killed without cleanup)', () => {
     const dir = freshDir();
     const gone = spawnSync(process.execPath, ['-e', '0']).pid;
-    plant(dir, { pid: gone, startedAt: Date.now(), hostname: os.hostname() });
+    plant(dir, me({ pid: gone, startTicks: 1 }));
     const lock = take(dir);
     expect(JSON.parse(readFileSync(lock.file, 'utf8')).pid).toBe(process.pid);
   });
@@ -86,7 +104,8 @@ describe('acquireDataDirLock', () => {
     const dir = freshDir();
     const child = spawn('sleep', ['30']);
     try {
-      plant(dir, { pid: child.pid, startedAt: Date.now(), hostname: os.hostname() });
+      const pid = child.pid as number;
+      plant(dir, me({ pid, startTicks: startTicks(pid) }));
       expect(() => acquireDataDirLock(dir)).toThrow(`is in use by process ${child.pid}`);
     } finally {
       const exited = new Promise((r) => child.once('exit', r));
@@ -98,14 +117,30 @@ describe('acquireDataDirLock', () => {
 
   it('takes over a lock whose pid now belongs to a process started at another time', () => {
     const dir = freshDir();
-    // Our parent is alive, but did not start in 1970: the pid was reused.
-    plant(dir, { pid: process.ppid, startedAt: 0, hostname: os.hostname() });
+    // Our parent is alive, but it is not the process that wrote this lock.
+    plant(dir, me({ pid: process.ppid, startTicks: startTicks(process.ppid) + 1 }));
     expect(take(dir).file).toBe(lockFileFor(dir));
+  });
+
+  it('takes over a lock written before the machine rebooted, even if its pid is alive now', () => {
+    const dir = freshDir();
+    const pid = process.ppid;
+    plant(
+      dir,
+      me({ pid, startTicks: startTicks(pid), bootId: '00000000-0000-0000-0000-000000000000' }),
+    );
+    expect(take(dir).file).toBe(lockFileFor(dir));
+  });
+
+  it('refuses when it cannot tell (a live pid and no start time recorded)', () => {
+    const dir = freshDir();
+    plant(dir, { pid: process.ppid, startedAt: 0, hostname: os.hostname() });
+    expect(() => acquireDataDirLock(dir)).toThrow(`is in use by process ${process.ppid}`);
   });
 
   it('takes over its own pid from a previous life (pid 1 in a restarted container)', () => {
     const dir = freshDir();
-    plant(dir, { pid: process.pid, startedAt: 0, hostname: os.hostname() });
+    plant(dir, me({ pid: process.pid, startTicks: 1 }));
     expect(take(dir).file).toBe(lockFileFor(dir));
   });
 

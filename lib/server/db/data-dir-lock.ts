@@ -29,9 +29,16 @@ export class DataDirLockedError extends Error {
 
 export interface LockOwner {
   pid: number;
-  /** Process start, ms since the epoch; tells a live owner from a reused pid. */
+  /** Wall-clock start of the owner, ms since the epoch (for people reading the file). */
   startedAt: number;
   hostname: string;
+  /**
+   * Linux: the kernel's boot id and the owner's start time in clock ticks
+   * since boot. Together with the pid they name one process exactly, so a
+   * reused pid is told apart with no wall clock involved.
+   */
+  bootId?: string;
+  startTicks?: number;
 }
 
 export interface DataDirLock {
@@ -48,23 +55,23 @@ function displayPath(dir: string): string {
   return rel && !rel.startsWith('..') ? rel : dir;
 }
 
-/** This process's start time, ms since the epoch (rounded: it is only compared loosely). */
-function ownStartedAt(): number {
-  return Math.round(Date.now() - process.uptime() * 1000);
+function bootId(): string | undefined {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
-/** Start time of a live pid from /proc (Linux), or null when unknown. */
-function procStartedAt(pid: number): number | null {
+/** Field 22 of /proc/<pid>/stat (start time, ticks since boot), or undefined off Linux. */
+export function procStartTicks(pid: number | 'self'): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Field 22 (starttime, clock ticks since boot); the command name (field 2) may hold spaces.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[19]);
-    const btime = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]);
-    if (!Number.isFinite(ticks) || !Number.isFinite(btime)) return null;
-    return btime * 1000 + (ticks / 100) * 1000; // USER_HZ is 100 on every Linux Node runs on
+    // The command name (field 2) is in parentheses and may hold spaces.
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    return Number.isFinite(ticks) ? ticks : undefined;
   } catch {
-    return null;
+    return undefined;
   }
 }
 
@@ -78,11 +85,11 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** Whether the recorded owner still runs (and still is that process). */
+/** Whether the recorded owner still runs; when in doubt, yes (fail closed). */
 export function ownerIsAlive(owner: LockOwner, file: string): boolean {
   if (owner.hostname !== os.hostname()) {
     // Another machine or container sharing the volume: its pids mean
-    // nothing here, so the only safe answer is "alive".
+    // nothing here.
     return true;
   }
   if (owner.pid === process.pid) {
@@ -91,9 +98,12 @@ export function ownerIsAlive(owner: LockOwner, file: string): boolean {
     return heldFiles.has(file);
   }
   if (!isAlive(owner.pid)) return false;
-  const started = procStartedAt(owner.pid);
-  // A pid reused by an unrelated process started at another time.
-  return started === null || Math.abs(started - owner.startedAt) < 5_000;
+  const boot = bootId();
+  if (owner.bootId === undefined || owner.startTicks === undefined || boot === undefined) {
+    return true;
+  }
+  // After a reboot, or with another start time, the pid belongs to someone else now.
+  return owner.bootId === boot && procStartTicks(owner.pid) === owner.startTicks;
 }
 
 function readOwner(file: string): LockOwner | null {
@@ -127,7 +137,13 @@ function installExitHook() {
  */
 export function acquireDataDirLock(dir: string): DataDirLock {
   const file = lockFileFor(dir);
-  const owner: LockOwner = { pid: process.pid, startedAt: ownStartedAt(), hostname: os.hostname() };
+  const owner: LockOwner = {
+    pid: process.pid,
+    startedAt: Math.round(Date.now() - process.uptime() * 1000),
+    hostname: os.hostname(),
+    bootId: bootId(),
+    startTicks: procStartTicks('self'),
+  };
   for (let attempt = 0; attempt < 2; attempt++) {
     let fd: number;
     try {
