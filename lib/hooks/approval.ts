@@ -1,0 +1,98 @@
+import type { IdentityProvider } from './identity';
+import { isPlainObject, toPlain } from './plain';
+import { withTimeout } from './timeout';
+import type {
+  AgentContext,
+  ApprovalRedactor,
+  ApprovalRequest,
+  ApprovalResolver,
+  Verdict,
+} from './types';
+import { validateResolution } from './validate-resolution';
+import { hostDeny } from './validate-verdict';
+import { HOST_ERRORS } from './vocabulary';
+
+export interface Seam {
+  resolver: ApprovalResolver;
+  redactor?: ApprovalRedactor;
+  provider: IdentityProvider | null;
+  resolverTimeoutMs: number;
+  maxDepth: number;
+}
+
+/** A permit substitutes (§7.6); anything else leaves a deny standing, `resolved_by: "rejection"`. */
+export type ConsultOutcome =
+  | { permit: true; verdict: Verdict }
+  | { permit: false; verdict: Verdict; resolution?: Verdict };
+
+/**
+ * One consultation of the approval seam (§9). The caller has already decided
+ * that the profile consults here, and that the mode and point allow it.
+ * `knownIdentity` is the provider's output for `context` when already computed.
+ */
+export async function consultSeam(
+  seam: Seam,
+  trigger: Verdict,
+  context: AgentContext,
+  knownIdentity?: string | null,
+): Promise<ConsultOutcome> {
+  const failed = (message: string): ConsultOutcome => ({
+    permit: false,
+    verdict: hostDeny(HOST_ERRORS.approvalResolverFailed, message),
+  });
+
+  // The resolver is the main egress; it gets its own copy, never the engine's context.
+  let requestContext: AgentContext;
+  try {
+    const copy = toPlain(context, seam.maxDepth + 2) as AgentContext;
+    requestContext = seam.redactor ? seam.redactor(copy) : copy;
+    if (!isPlainObject(requestContext)) return failed('approval redactor returned no context');
+  } catch {
+    return failed('approval redactor failed');
+  }
+
+  // §9: the identity binds exactly what the approver is shown, after redaction.
+  let identity: string | null = null;
+  if (seam.provider) {
+    if (!seam.redactor && knownIdentity !== undefined) {
+      identity = knownIdentity;
+    } else {
+      try {
+        const computed = seam.provider.compute(requestContext);
+        if (typeof computed !== 'string')
+          return failed('identity provider failed on the request context');
+        identity = computed;
+      } catch {
+        return failed('identity provider failed on the request context');
+      }
+    }
+  }
+
+  const request: ApprovalRequest = {
+    context_identity: identity,
+    interception_point: context.interception_point,
+    verdict: structuredClone(trigger),
+    context: requestContext,
+  };
+  const run = await withTimeout((signal) => seam.resolver(request, signal), seam.resolverTimeoutMs);
+  if (!run.ok)
+    return failed(run.timedOut ? 'approval resolver timed out' : 'approval resolver raised');
+
+  let raw: unknown;
+  try {
+    raw = toPlain(run.value, seam.maxDepth);
+  } catch {
+    return failed('approval resolver returned a non-JSON value');
+  }
+  const checked = validateResolution(raw, identity);
+  if (!checked.ok) return { permit: false, verdict: hostDeny(checked.reason, checked.message) };
+  if (checked.outcome === 'unresolved') {
+    return {
+      permit: false,
+      verdict: hostDeny(HOST_ERRORS.approvalUnresolved, 'approval resolver could not decide'),
+    };
+  }
+  if (checked.outcome === 'approve') return { permit: true, verdict: checked.verdict };
+  // §9 reject: the triggering deny stands.
+  return { permit: false, verdict: trigger, resolution: checked.verdict };
+}

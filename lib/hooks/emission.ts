@@ -1,0 +1,243 @@
+import { combine, type Slot } from './aggregate';
+import { consultSeam, type Seam } from './approval';
+import type { ComposeEnv, Composed } from './compose';
+import { composeStrictest, composeUnanimous } from './compose-parallel';
+import { composeFirstDeny, composeRunAll } from './compose-sequential';
+import { dispatch } from './dispatch';
+import { digestContext } from './digest';
+import { type IdentityProvider, jcsSha256 } from './identity';
+import { buildRecord, rejectedRecord } from './record-builder';
+import { applyTransform, type TransformOutcome } from './transform';
+import type {
+  AgentContext,
+  EmissionResult,
+  InterceptorRegistration,
+  RecordComposition,
+  TransformSpec,
+  Verdict,
+} from './types';
+import { validateContextEnvelope } from './validate-context';
+import { hostDeny } from './validate-verdict';
+import { checkValueDomain } from './value-domain';
+import { HOST_ERRORS, type HostErrorReason, type Mode } from './vocabulary';
+
+/** Everything one emission runs under, resolved from host and session configuration. */
+export interface EmissionSettings {
+  mode: Mode;
+  composition: RecordComposition;
+  interceptors: readonly InterceptorRegistration[];
+  provider: IdentityProvider | null;
+  seam: Omit<Seam, 'provider'> | null;
+  interceptorTimeoutMs: number;
+  maxBytes: number;
+  maxDepth: number;
+  /** Namespace for labels of interceptors registered without one (§5.4). */
+  namespace: string;
+}
+
+/** A verdict the host reaches without dispatching (ordering, capability, streaming). */
+export interface Preempt {
+  reason: HostErrorReason;
+  message: string;
+}
+
+/**
+ * One emission (§2): envelope and value-domain checks, identity, dispatch
+ * per profile, approval, enforced identity, record. Never throws: every
+ * failure is a fail-closed deny with a reserved reason (§6.3, §11).
+ */
+export async function runEmission(
+  raw: unknown,
+  s: EmissionSettings,
+  preempt?: { before?: Preempt; after?: Preempt },
+): Promise<EmissionResult> {
+  const rejected = (reason: HostErrorReason, message: string) =>
+    rejectedResult(raw, s, hostDeny(reason, message));
+  if (preempt?.before) return rejected(preempt.before.reason, preempt.before.message);
+  const envelope = validateContextEnvelope(raw);
+  if (!envelope.ok) return rejected(envelope.reason, envelope.message);
+  const ctx = envelope.context;
+  const inputIdentity = checkAndIdentify(ctx, s);
+  if (inputIdentity instanceof Error)
+    return rejected(HOST_ERRORS.contextInvalid, inputIdentity.message);
+
+  const enforce = s.mode === 'enforce';
+  let composed: Composed;
+  if (preempt?.after) {
+    composed = synthesized(ctx, s, hostDeny(preempt.after.reason, preempt.after.message));
+  } else if (s.interceptors.length === 0 && enforce) {
+    // §7: profile-independent; a passthrough is an explicit allow-all interceptor.
+    composed = synthesized(
+      ctx,
+      s,
+      hostDeny(HOST_ERRORS.noInterceptor, 'no interceptor is registered'),
+    );
+  } else {
+    composed = await compose(ctx, inputIdentity, s, enforce);
+  }
+
+  // §10.3: enforced identity is the provider over the post-composition context.
+  let enforcedIdentity = inputIdentity;
+  let winner = composed.winner;
+  let decidedBy = composed.decidedBy;
+  if (enforce && composed.context !== ctx) {
+    const after = checkAndIdentify(composed.context, s);
+    if (after instanceof Error) {
+      winner = hostDeny(HOST_ERRORS.contextInvalid, after.message);
+      decidedBy = null;
+    } else {
+      enforcedIdentity = after;
+    }
+  }
+
+  const proceed = !enforce || winner.decision !== 'deny';
+  const returned = [...composed.slots.map((x: Slot) => x.returned), ...composed.resolutions];
+  const { verdict, labels } = combine(winner, returned, proceed);
+  const applied = enforce && proceed;
+  const context = applied ? composed.context : ctx;
+  const record = buildRecord(ctx, s, {
+    verdict,
+    inputIdentity,
+    enforcedIdentity: applied || enforce ? enforcedIdentity : inputIdentity,
+    decidedBy,
+    composed,
+  });
+  return {
+    proceed,
+    verdict,
+    target: context.target,
+    context,
+    record,
+    mode: s.mode,
+    resultLabels: labels,
+    labelsByNamespace: proceed ? labelsByNamespace(composed, s) : {},
+  };
+}
+
+async function compose(
+  ctx: AgentContext,
+  inputIdentity: string | null,
+  s: EmissionSettings,
+  enforce: boolean,
+): Promise<Composed> {
+  const seam = s.seam;
+  const canConsult = enforce && seam !== null && ctx.interception_point !== 'agent_shutdown';
+  const env: ComposeEnv = {
+    context: ctx,
+    inputIdentity,
+    interceptors: s.interceptors,
+    composition: s.composition,
+    enforce,
+    run: (i, c) =>
+      dispatch(s.interceptors[i], i, c, {
+        interceptorTimeoutMs: s.interceptorTimeoutMs,
+        maxDepth: s.maxDepth,
+      }),
+    apply: (c, t) => applyChecked(c, t, s),
+    consult: canConsult
+      ? (trigger, c, known) => consultSeam({ ...seam, provider: s.provider }, trigger, c, known)
+      : null,
+  };
+  switch (s.composition.profile) {
+    case 'sequential/first_deny':
+      return composeFirstDeny(env);
+    case 'sequential/run_all':
+      return composeRunAll(env);
+    case 'parallel/strictest':
+      return composeStrictest(env);
+    case 'parallel/unanimous':
+      return composeUnanimous(env);
+  }
+}
+
+/** §5.2 application plus the §4.4 domain of the new value: it becomes part of the context. */
+function applyChecked(ctx: AgentContext, t: TransformSpec, s: EmissionSettings): TransformOutcome {
+  const applied = applyTransform(ctx, t);
+  if (!applied.ok) return applied;
+  try {
+    checkValueDomain(t.value ?? null, { maxBytes: s.maxBytes, maxDepth: s.maxDepth });
+  } catch {
+    return {
+      ok: false,
+      reason: HOST_ERRORS.transformInvalid,
+      message: 'transform.value cannot be set: outside the §4.4 value domain',
+    };
+  }
+  return applied;
+}
+
+/** A host-decided emission: no interceptor ran, so any registered one was skipped. */
+function synthesized(ctx: AgentContext, s: EmissionSettings, winner: Verdict): Composed {
+  const foldTruncated = s.interceptors.length > 0;
+  return { winner, decidedBy: null, slots: [], resolutions: [], context: ctx, foldTruncated };
+}
+
+/**
+ * §4.4/§12.3 domain and bounds, then the identity (§10.1); an Error means
+ * context_invalid. The default provider takes the one-pass digest; when that
+ * declines, the authoritative checks run and explain.
+ */
+function checkAndIdentify(ctx: AgentContext, s: EmissionSettings): string | null | Error {
+  if (s.provider === jcsSha256) {
+    const digest = digestContext(ctx, { maxBytes: s.maxBytes, maxDepth: s.maxDepth });
+    if (digest) return digest.identity;
+  }
+  try {
+    checkValueDomain(ctx, { maxBytes: s.maxBytes, maxDepth: s.maxDepth });
+  } catch (error) {
+    return new Error(domainMessage(error));
+  }
+  return computeIdentity(s.provider, ctx);
+}
+
+/** §10.1: a provider that raises or returns a non-string fails the emission closed. */
+function computeIdentity(
+  provider: IdentityProvider | null,
+  ctx: AgentContext,
+): string | null | Error {
+  if (!provider) return null;
+  try {
+    const id = provider.compute(ctx);
+    if (typeof id === 'string') return id;
+    return new Error(`identity provider ${provider.name} returned a non-string`);
+  } catch (error) {
+    return new Error(domainMessage(error, `identity provider ${provider.name} failed`));
+  }
+}
+
+/** The value-domain errors' messages name a path and a remedy, never a value; anything else is replaced. */
+function domainMessage(
+  error: unknown,
+  fallback = 'context is outside the §4.4 value domain',
+): string {
+  const e = error as { name?: string; message?: string } | null;
+  return e?.name === 'ValueDomainError' && typeof e.message === 'string' ? e.message : fallback;
+}
+
+function rejectedResult(raw: unknown, s: EmissionSettings, verdict: Verdict): EmissionResult {
+  const record = rejectedRecord(raw, s, verdict);
+  const context = raw as AgentContext;
+  return {
+    proceed: s.mode === 'evaluate_only',
+    verdict,
+    target: (raw as { target?: unknown } | null)?.target,
+    context,
+    record,
+    mode: s.mode,
+    resultLabels: [],
+    labelsByNamespace: {},
+  };
+}
+
+function labelsByNamespace(composed: Composed, s: EmissionSettings): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const slot of composed.slots) {
+    const labels = slot.returned.decision !== 'deny' ? slot.returned.result_labels : undefined;
+    if (!labels?.length) continue;
+    const ns = s.interceptors[slot.index].namespace ?? s.namespace;
+    const list = out[ns] ?? [];
+    for (const l of labels) if (!list.includes(l)) list.push(l);
+    out[ns] = list;
+  }
+  return out;
+}
