@@ -1,0 +1,104 @@
+/**
+ * `agent-hooks ctk [--vectors DIR] [--json] [--json-file FILE] [--report FILE.md]`
+ * Runs the Conformance Test Kit (§13) against the reference harness. Exit 0
+ * iff no vector failed; 1 when one did; 2 when the kit refused to run.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { CtkError, DEFAULT_VECTORS_DIR } from '@/conformance/load';
+import { referenceHarness } from '@/conformance/reference-harness';
+import { formatLine, renderReport, toJson } from '@/conformance/report';
+import { runVectorDir } from '@/conformance/runner';
+import type { Harness } from '@/conformance/harness';
+
+export interface CtkOptions {
+  vectors: string;
+  json: boolean;
+  jsonFile: string | null;
+  report: string | null;
+}
+
+export const USAGE =
+  'usage: agent-hooks ctk [--vectors DIR] [--json] [--json-file FILE] [--report FILE.md]';
+
+export function parseCtkArgs(argv: string[]): CtkOptions {
+  const opts: CtkOptions = {
+    vectors: DEFAULT_VECTORS_DIR,
+    json: false,
+    jsonFile: null,
+    report: null,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined || v.startsWith('--'))
+        throw new CtkError('ctk_usage', `${arg} needs a value\n${USAGE}`);
+      return v;
+    };
+    if (arg === '--json') opts.json = true;
+    else if (arg === '--vectors') opts.vectors = path.resolve(value());
+    else if (arg === '--json-file') opts.jsonFile = path.resolve(value());
+    else if (arg === '--report') opts.report = path.resolve(value());
+    else if (arg === '--help' || arg === '-h') throw new CtkError('ctk_usage', USAGE);
+    else throw new CtkError('ctk_usage', `unknown argument ${arg}\n${USAGE}`);
+  }
+  return opts;
+}
+
+function write(file: string, text: string): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, text);
+}
+
+/** The command; `harness` is a parameter so that tests (and other hosts) can swap it. */
+export async function ctk(
+  argv: string[],
+  io: { out: (s: string) => void; err: (s: string) => void } = {
+    out: (s) => process.stdout.write(s),
+    err: (s) => process.stderr.write(s),
+  },
+  harness: Harness = referenceHarness,
+): Promise<number> {
+  let opts: CtkOptions;
+  try {
+    opts = parseCtkArgs(argv);
+    const human = !opts.json;
+    const run = await runVectorDir(opts.vectors, harness, {}, (r) => {
+      if (human) io.out(`${formatLine(r)}\n`);
+    });
+    const json = toJson(run);
+    if (opts.json) io.out(`${json}\n`);
+    if (opts.jsonFile) write(opts.jsonFile, `${json}\n`);
+    if (opts.report) {
+      write(
+        opts.report,
+        renderReport(run, harness.declaration, {
+          vectorsDir: opts.vectors,
+          generatedAt: new Date(),
+        }),
+      );
+    }
+    const { pass, fail, skip } = run.summary;
+    if (human) {
+      io.out(
+        `\nctk: ${pass} pass, ${fail} fail, ${skip} skip (${run.results.length} vectors, harness ${harness.declaration.framework})\n`,
+      );
+      if (opts.report) io.out(`report: ${opts.report}\n`);
+    }
+    return fail > 0 ? 1 : 0;
+  } catch (error) {
+    if (error instanceof CtkError) {
+      io.err(`ctk: ${error.code}: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+export default ctk;
+
+// Direct use: `npx tsx bin/commands/ctk.ts …`.
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename ?? '')) {
+  ctk(process.argv.slice(2)).then((code) => process.exit(code));
+}
