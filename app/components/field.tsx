@@ -13,7 +13,7 @@ type Props = InputHTMLAttributes<HTMLInputElement> & {
 };
 
 /** A labelled input with its hint and inline error, wired for screen readers. */
-export function Field({ label, name, hint, state, id, ...input }: Props) {
+export function Field({ label, name, hint, state, id, className = '', ...input }: Props) {
   const inputId = id ?? `field-${name}`;
   const error = state?.fields?.[name];
   const describedBy = [hint && `${inputId}-hint`, error && `${inputId}-error`].filter(Boolean);
@@ -28,8 +28,8 @@ export function Field({ label, name, hint, state, id, ...input }: Props) {
         defaultValue={state?.values?.[name]}
         aria-invalid={error ? true : undefined}
         aria-describedby={describedBy.length ? describedBy.join(' ') : undefined}
-        className={inputClass}
         {...input}
+        className={`${inputClass} ${className}`}
       />
       {hint && !error && (
         <p id={`${inputId}-hint`} className="text-xs text-slate-500">

@@ -7,6 +7,12 @@ import type { FormState } from './form-state';
  */
 export function FormMessage({ state, id }: { state: FormState; id?: string }) {
   if (state.status === 'error' && state.message) {
+    // Field errors sit next to their fields; up here only say where to look.
+    const fieldCount = Object.keys(state.fields ?? {}).length;
+    const text =
+      fieldCount === 0
+        ? state.message
+        : `Check the ${fieldCount === 1 ? 'field' : 'fields'} marked in red.`;
     return (
       <div
         id={id}
@@ -14,7 +20,7 @@ export function FormMessage({ state, id }: { state: FormState; id?: string }) {
         data-code={state.code}
         className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800"
       >
-        {state.message}
+        {text}
       </div>
     );
   }

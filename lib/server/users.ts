@@ -255,6 +255,8 @@ export async function updateUserRoles(
         throw new ApiError(409, 'last_admin', 'At least one enabled admin must remain.');
       }
     }
+    // Saving the same roles is not a change: nothing to write or audit.
+    if (roles.join(',') === target.roles.join(',')) return toSummary(target);
     const user = await tx.user.update({
       where: { id: target.id },
       data: { roles },

@@ -41,7 +41,7 @@ test('a wrong password shows an error and signs nobody in', async ({ page }) => 
   await page.getByLabel('Password').fill('not-the-password');
   // Keyboard path: Enter in the password field submits.
   await page.getByLabel('Password').press('Enter');
-  const alert = page.getByRole('alert').filter({ hasText: /\S/ });
+  const alert = page.getByRole('main').getByRole('alert');
   await expect(alert).toHaveText('Email or password is incorrect.');
   await expect(page).toHaveURL(/\/sign-in/);
   // The email is kept, the password is not.
@@ -113,6 +113,20 @@ test('disabling a user ends their session at once', async ({ browser }) => {
   await reviewerPage.goto('/profile');
   await expect(reviewerPage).toHaveURL(/\/sign-in\?next=%2Fprofile$/);
   await expect(reviewerPage.getByRole('navigation', { name: 'Main' })).toHaveCount(0);
+
+  // Last-admin protection, in the UI too: no disabling or demoting oneself.
+  await adminPage.goto('/users');
+  await adminPage.getByRole('link', { name: `Manage ${E2E_ADMIN.email}` }).click();
+  await expect(adminPage.getByRole('button', { name: 'Disable account' })).toBeDisabled();
+  const adminBox = adminPage.getByRole('checkbox', { name: /^admin/ });
+  await adminBox.uncheck();
+  await expect(adminBox).not.toBeChecked();
+  await adminPage.getByRole('button', { name: 'Save roles' }).click();
+  await expect(adminPage.getByRole('main').getByRole('alert')).toHaveText(
+    'You cannot remove your own admin role.',
+  );
+  await adminPage.reload();
+  await expect(adminPage.getByRole('checkbox', { name: /^admin/ })).toBeChecked();
 
   await reviewer.close();
   await admin.close();
