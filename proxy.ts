@@ -1,5 +1,6 @@
 import { getToken } from 'next-auth/jwt';
 import { type NextRequest, NextResponse } from 'next/server';
+import { PATH_HEADER } from '@/lib/server/auth/redirects';
 import { authSecret } from '@/lib/server/auth/secret';
 import { errorResponse } from '@/lib/server/http/api-error';
 
@@ -13,9 +14,6 @@ import { errorResponse } from '@/lib/server/http/api-error';
 /** API paths that authenticate themselves (or need none). */
 const OPEN_API = [/^\/api\/health\/?$/, /^\/api\/ready\/?$/, /^\/api\/(auth|v1|slack)(\/|$)/];
 const OPEN_PAGES = [/^\/sign-in\/?$/];
-
-/** Header carrying the requested path to server components (for ?next=). */
-export const PATH_HEADER = 'x-checkpoint-path';
 
 const SESSION_COOKIE = 'authjs.session-token';
 

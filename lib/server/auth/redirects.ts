@@ -4,6 +4,9 @@
  * (STACK.md), and they cannot point off-site.
  */
 
+/** Request header in which proxy.ts passes the requested path to pages (for ?next=). */
+export const PATH_HEADER = 'x-checkpoint-path';
+
 /** A safe path to return to after sign-in, or `fallback`. */
 export function safeNextPath(raw: unknown, fallback = '/'): string {
   if (typeof raw !== 'string' || raw.length > 2048) return fallback;

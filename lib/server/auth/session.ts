@@ -5,6 +5,7 @@ import { cache } from 'react';
 import { auth } from '@/auth';
 import type { Role } from '@/lib/generated/prisma/enums';
 import { db } from '@/lib/server/db';
+import { PATH_HEADER } from './redirects';
 import { hasAnyRole } from './roles';
 
 /** The signed-in user, as loaded from the database for this request. */
@@ -48,7 +49,7 @@ export function orNull(err: unknown): null {
 /** The path of the current page, from the header proxy.ts sets. */
 async function currentPath(): Promise<string> {
   const h = await headers();
-  return h.get('x-checkpoint-path') ?? '/';
+  return h.get(PATH_HEADER) ?? '/';
 }
 
 /**
