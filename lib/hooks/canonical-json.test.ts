@@ -19,7 +19,7 @@ const EDGE_NUMBERS = [
   5e-324,
   -5e-324,
   2.2250738585072014e-308,
-  1.7976931348623157e-7,
+  0.30000000000000004,
   123456789.125,
   9007199254740991,
   -9007199254740991,
@@ -146,7 +146,7 @@ describe('canonicalJson (§10.2, RFC 8785)', () => {
     rejects({ a: Number.NaN }, 'non-finite');
     rejects([Number.POSITIVE_INFINITY], 'non-finite');
     rejects({ s: 'ok\ud800' }, 'lone surrogate');
-    rejects({ ['k\udc00']: 1 }, 'object key contains a lone surrogate');
+    rejects({ 'k\udc00': 1 }, 'object key contains a lone surrogate');
   });
 
   it('rejects values JSON cannot carry instead of coercing them', () => {

@@ -1,0 +1,74 @@
+import { canonicalJson } from '../../lib/hooks/canonical-json';
+import { HooksError } from '../../lib/hooks/errors';
+import { parseJsonText } from '../../lib/hooks/json-text';
+import { DEFAULTS } from '../../lib/hooks/vocabulary';
+import { type SchemaKind, validateAgainst } from '../../spec/index';
+import { CliError, type Command, EXIT, parseArgs, readInput } from '../command';
+
+const KINDS: Record<string, SchemaKind> = {
+  context: 'context',
+  verdict: 'verdict',
+  request: 'request',
+  resolution: 'resolution',
+  record: 'record',
+};
+
+/**
+ * Validates JSON text against the spec's schemas. The text goes through the
+ * same funnel as a context (§4.4: no big integers, lone surrogates or
+ * duplicate keys), and a verdict also gets the §5.3 evidence cap, which
+ * JSON Schema cannot express.
+ */
+export const command: Command = {
+  name: 'validate',
+  summary: 'validate a context, verdict, request, resolution or record against spec/schema',
+  usage: `validate ${Object.keys(KINDS).join('|')} [FILE|-]`,
+  async run(args, io) {
+    const parsed = parseArgs(args, []);
+    const kind = KINDS[parsed.positional[0] ?? ''];
+    if (!kind || parsed.unknown.length > 0 || parsed.positional.length > 2) {
+      io.stderr.write(`Usage: agent-hooks ${this.usage}\n`);
+      return EXIT.usage;
+    }
+    let errors: string[];
+    try {
+      const value = parseJsonText(await readInput(parsed.positional[1] ?? '-', io));
+      errors = problems(kind, value);
+    } catch (error) {
+      if (!(error instanceof HooksError || error instanceof CliError)) throw error;
+      errors = [`(input) ${error.message}`];
+    }
+    if (errors.length === 0) {
+      io.stdout.write('valid\n');
+      return EXIT.ok;
+    }
+    io.stderr.write(
+      `invalid ${parsed.positional[0]}:\n${errors.map((e) => `  ${e}`).join('\n')}\n`,
+    );
+    return EXIT.refused;
+  },
+};
+
+function problems(kind: SchemaKind, value: unknown): string[] {
+  const result = validateAgainst(kind, value);
+  const errors = result.ok ? [] : [...result.errors];
+  if (kind === 'verdict') errors.push(...evidenceProblems(value));
+  return errors;
+}
+
+/** §5.3: UTF-8 bytes of the RFC 8785 serialization of `evidence`, at most 10240. */
+function evidenceProblems(verdict: unknown): string[] {
+  const evidence = (verdict as { evidence?: unknown } | null)?.evidence;
+  if (evidence === undefined || typeof evidence !== 'object' || evidence === null) return [];
+  let bytes: number;
+  try {
+    bytes = Buffer.byteLength(canonicalJson(evidence), 'utf8');
+  } catch (error) {
+    if (error instanceof HooksError) return [`/evidence ${error.message}`];
+    throw error;
+  }
+  const cap = DEFAULTS.evidenceMaxBytes;
+  return bytes > cap
+    ? [`/evidence is ${bytes} bytes of RFC 8785 JSON, over the ${cap}-byte cap (§5.3)`]
+    : [];
+}
