@@ -1,0 +1,204 @@
+/**
+ * §13.2: the CTK runner. It must refuse an empty set, be able to fail (a
+ * sabotaged host fails the vectors that pin what it broke), print exactly the
+ * documented JSON, and run a directory of vectors nobody here wrote.
+ */
+import {
+  copyFileSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ctk } from '@/bin/commands/ctk';
+import type { Harness } from '@/conformance/harness';
+import { CtkError, DEFAULT_VECTORS_DIR, loadVectorDir } from '@/conformance/load';
+import { referenceHarness } from '@/conformance/reference-harness';
+import { runVectorDir, runVectors } from '@/conformance/runner';
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const d = mkdtempSync(path.join(tmpdir(), 'ctk-test-'));
+  dirs.push(d);
+  return d;
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    io: { out: (s: string) => void out.push(s), err: (s: string) => void err.push(s) },
+    out,
+    err,
+  };
+}
+
+function vectorFile(name: string): string {
+  const file = readdirSync(DEFAULT_VECTORS_DIR).find((f) => f.startsWith(name));
+  if (!file) throw new Error(`no vector ${name}`);
+  return path.join(DEFAULT_VECTORS_DIR, file);
+}
+
+/** A host that wires everything like the reference one but breaks one thing. */
+type Setup = Parameters<Harness['run']>[0];
+function sabotaged(change: Partial<Harness> & { patch?: (s: Setup) => Setup }): Harness {
+  return {
+    declaration: change.declaration ?? referenceHarness.declaration,
+    run:
+      change.run ?? ((setup) => referenceHarness.run(change.patch ? change.patch(setup) : setup)),
+  };
+}
+
+describe('ctk runner (§13.2)', () => {
+  it('refuses an empty vector directory with a stable code, in the runner and the CLI', async () => {
+    const empty = tempDir();
+    writeFileSync(path.join(empty, 'README.md'), 'not a vector');
+    expect(() => loadVectorDir(empty)).toThrow(CtkError);
+    await expect(runVectors([], referenceHarness)).rejects.toMatchObject({
+      code: 'ctk_empty_vector_set',
+    });
+    const { io, err } = capture();
+    expect(await ctk(['--vectors', empty], io)).toBe(2);
+    expect(err.join('')).toContain('ctk_empty_vector_set');
+  });
+
+  it('refuses a missing directory and unknown arguments', async () => {
+    const a = capture();
+    expect(await ctk(['--vectors', path.join(tempDir(), 'nope')], a.io)).toBe(2);
+    expect(a.err.join('')).toContain('ctk_vectors_dir_missing');
+    const b = capture();
+    expect(await ctk(['--bogus'], b.io)).toBe(2);
+    expect(b.err.join('')).toContain('ctk_usage');
+  });
+
+  it('passes every project vector on the reference harness', async () => {
+    const run = await runVectorDir(DEFAULT_VECTORS_DIR, referenceHarness);
+    const failed = run.results.filter((r) => r.status !== 'pass');
+    expect(failed).toEqual([]);
+    expect(run.summary.pass).toBeGreaterThanOrEqual(80);
+  });
+
+  it('fails the vectors a host that ignores its interceptors breaks (allow-all)', async () => {
+    // Interceptors are still called (the first one records) but their verdicts are thrown away.
+    const ignore = (f: (c: unknown) => unknown) => (c: unknown) => {
+      try {
+        f(c);
+      } catch {}
+      return { decision: 'allow' };
+    };
+    const host = sabotaged({ patch: (s) => ({ ...s, interceptors: s.interceptors.map(ignore) }) });
+    const dir = tempDir();
+    for (const v of ['AH-CTK-008', 'AH-CTK-011', 'AH-CTK-001'])
+      copyFileSync(vectorFile(v), path.join(dir, path.basename(vectorFile(v))));
+    const run = await runVectorDir(dir, host);
+    const byId = Object.fromEntries(run.results.map((r) => [r.id.slice(0, 10), r]));
+    expect(byId['AH-CTK-008'].status).toBe('fail');
+    expect(byId['AH-CTK-008'].failures).toContain('run_outcome: expected blocked, got completed');
+    expect(byId['AH-CTK-011'].status).toBe('fail');
+    // A vector with nothing to deny still passes: the failures are specific, not blanket.
+    expect(byId['AH-CTK-001'].status).toBe('pass');
+    const { io } = capture();
+    expect(await ctk(['--vectors', dir], io, host)).toBe(1);
+  });
+
+  it('fails approval vectors on a host that never registers its resolver (§9)', async () => {
+    const host = sabotaged({ patch: (s) => ({ ...s, resolver: null }) });
+    const dir = tempDir();
+    copyFileSync(vectorFile('AH-CTK-056'), path.join(dir, path.basename(vectorFile('AH-CTK-056'))));
+    const [result] = (await runVectorDir(dir, host)).results;
+    expect(result.status).toBe('fail');
+    expect(result.failures.join('\n')).toMatch(/resolved_by/);
+  });
+
+  it('fails a host whose declared posture its loop does not honour (§6.2)', async () => {
+    const host = sabotaged({
+      declaration: {
+        ...referenceHarness.declaration,
+        postures: { tool_seam_host_error: 'terminate' },
+      },
+    });
+    const dir = tempDir();
+    copyFileSync(vectorFile('AH-CTK-046'), path.join(dir, path.basename(vectorFile('AH-CTK-046'))));
+    const [result] = (await runVectorDir(dir, host)).results;
+    expect(result.failures).toContain('run_outcome: expected blocked, got completed');
+  });
+
+  it('fails, never crashes, on a harness that throws or hangs', async () => {
+    const dir = tempDir();
+    copyFileSync(vectorFile('AH-CTK-001'), path.join(dir, path.basename(vectorFile('AH-CTK-001'))));
+    const throwing = sabotaged({
+      run: async () => {
+        throw new TypeError('adapter exploded');
+      },
+    });
+    const [t] = (await runVectorDir(dir, throwing)).results;
+    expect(t.failures).toEqual(['harness error: TypeError: adapter exploded']);
+    const hanging = sabotaged({ run: () => new Promise(() => {}) });
+    const [h] = (await runVectorDir(dir, hanging, { timeoutMs: 50 })).results;
+    expect(h.status).toBe('fail');
+    expect(h.failures[0]).toContain('did not finish within 50 ms');
+  });
+
+  it('prints exactly {summary, results} on stdout with --json', async () => {
+    const dir = tempDir();
+    for (const v of ['AH-CTK-001', 'AH-CTK-008'])
+      copyFileSync(vectorFile(v), path.join(dir, path.basename(vectorFile(v))));
+    const { io, out } = capture();
+    expect(await ctk(['--json', '--vectors', dir], io)).toBe(0);
+    expect(out).toHaveLength(1);
+    const doc = JSON.parse(out[0]);
+    expect(Object.keys(doc)).toEqual(['summary', 'results']);
+    expect(doc.summary).toEqual({ pass: 2, fail: 0, skip: 0 });
+    for (const r of doc.results) {
+      expect(Object.keys(r)).toEqual(['id', 'title', 'part', 'status', 'failures', 'detail']);
+      expect(r.status).toBe('pass');
+    }
+    expect(doc.results.map((r: { id: string }) => r.id.slice(0, 10))).toEqual([
+      'AH-CTK-001',
+      'AH-CTK-008',
+    ]);
+  });
+
+  it('runs a foreign directory with only --vectors: skips undeclared capabilities, fails schema-invalid files', async () => {
+    const dir = tempDir();
+    const base = JSON.parse(readFileSync(vectorFile('AH-CTK-008'), 'utf8'));
+    const write = (v: Record<string, unknown>) =>
+      writeFileSync(path.join(dir, `${v.id}.json`), JSON.stringify(v));
+    write({ ...base, id: 'AH-CTK-501-foreign-deny-at-input', part: 'foreign' });
+    write({
+      ...base,
+      id: 'AH-CTK-502-foreign-int64',
+      capabilities: ['model_calls', 'int64_json'],
+      part: 'foreign',
+    });
+    write({ ...base, id: 'AH-CTK-503-foreign-bad', expect: { run_outcome: 'blocked' } });
+    writeFileSync(path.join(dir, 'AH-CTK-504-not-json.json'), '{');
+    const json = path.join(tempDir(), 'out', 'ctk.json');
+    const report = path.join(tempDir(), 'report.md');
+    const { io, out } = capture();
+    expect(await ctk(['--vectors', dir, '--json-file', json, '--report', report], io)).toBe(1);
+    const doc = JSON.parse(readFileSync(json, 'utf8'));
+    expect(doc.summary).toEqual({ pass: 1, fail: 2, skip: 1 });
+    const byId = Object.fromEntries(doc.results.map((r: { id: string }) => [r.id, r]));
+    expect(byId['AH-CTK-502-foreign-int64']).toMatchObject({
+      status: 'skip',
+      detail: 'harness does not declare: int64_json',
+    });
+    expect(byId['AH-CTK-503-foreign-bad'].failures[0]).toMatch(
+      /does not validate against vectors\.schema\.json/,
+    );
+    expect(byId['AH-CTK-504-not-json'].failures[0]).toMatch(/not JSON/);
+    // Human lines still go to stdout with --json-file.
+    expect(out.join('')).toContain('PASS AH-CTK-501-foreign-deny-at-input');
+    const md = readFileSync(report, 'utf8');
+    expect(md).toContain('## foreign');
+    expect(md).toContain('harness does not declare: int64_json');
+  });
+});
