@@ -10,6 +10,7 @@ import { referenceHarness } from '@/conformance/reference-harness';
 import { formatLine, renderReport, toJson } from '@/conformance/report';
 import { runVectorDir } from '@/conformance/runner';
 import type { Harness } from '@/conformance/harness';
+import type { Command } from '../command';
 
 export interface CtkOptions {
   vectors: string;
@@ -95,6 +96,16 @@ export async function ctk(
     throw error;
   }
 }
+
+export const SUMMARY = 'run the Conformance Test Kit (§13) and write its report';
+
+/** The CLI's command shape (bin/command.ts); the reference harness is the host under test. */
+export const command: Command = {
+  name: 'ctk',
+  summary: SUMMARY,
+  usage: USAGE.replace(/^usage:\s*agent-hooks\s+/, ''),
+  run: (args, io) => ctk(args, { out: (s) => io.stdout.write(s), err: (s) => io.stderr.write(s) }),
+};
 
 export default ctk;
 
