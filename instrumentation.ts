@@ -1,21 +1,24 @@
 /**
  * Next calls register() once per server process, before the first request.
- * Server code is imported behind the runtime guard: the edge variant of this
- * file must not pull in BullMQ (STACK.md).
+ * Server code is imported behind the runtime guard, written exactly like
+ * this so the edge variant of the file compiles to nothing (STACK.md): it
+ * must not pull in BullMQ, nor reach process.exit.
  */
 export async function register(): Promise<void> {
-  if (process.env.NEXT_RUNTIME !== 'nodejs') return;
-  try {
-    const { boot } = await import('./lib/server/boot');
-    await boot();
-  } catch (err) {
-    // If register() throws, Next stays up and answers 500 to everything:
-    // better to stop with the reason.
-    const { log } = await import('./lib/server/logger').catch(() => ({ log: undefined }));
-    const detail = err instanceof Error ? err.message : String(err);
-    const code = (err as { code?: unknown })?.code;
-    if (log) log.fatal({ module: 'boot', code }, `start failed: ${detail}`);
-    else console.error(`start failed: ${detail}`);
-    process.exit(1);
+  if (process.env.NEXT_RUNTIME === 'nodejs') {
+    try {
+      const { boot } = await import('./lib/server/boot');
+      await boot();
+    } catch (err) {
+      // If register() throws, Next stays up and answers 500 to everything:
+      // stop instead, with the reason.
+      const { log } = await import('./lib/server/logger');
+      const code = (err as { code?: unknown } | null)?.code;
+      log.fatal(
+        { module: 'boot', code },
+        `start failed: ${err instanceof Error ? err.message : String(err)}`,
+      );
+      process.exit(1);
+    }
   }
 }
