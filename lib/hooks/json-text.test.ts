@@ -41,6 +41,30 @@ describe('parseJsonText (§4.4, §12.3)', () => {
     expect(rejection('[123456789012345678901234567890]')).not.toContain('123456789');
   });
 
+  it('accepts a number token iff its value is within ±(2^53−1), in any spelling', () => {
+    const limit = BigInt(Number.MAX_SAFE_INTEGER);
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(1n << 60n), max: 1n << 60n }), (n) => {
+        const ok = n <= limit && n >= -limit;
+        for (const token of [`${n}`, `${n}.0`, `${n}e0`, `${n}.00E+0`]) {
+          if (ok) expect(parseJsonText(`[${token}]`)).toEqual([Number(n)]);
+          else expect(() => parseJsonText(`[${token}]`)).toThrow(/integer exceeds 2\^53/);
+        }
+      }),
+      { numRuns: 500 },
+    );
+    fc.assert(
+      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (d) => {
+        const ok = Math.abs(d) <= Number.MAX_SAFE_INTEGER;
+        for (const token of [String(d), d.toExponential(), d.toExponential().toUpperCase()]) {
+          if (ok) expect(parseJsonText(`[${token}]`)).toEqual(JSON.parse(`[${token}]`));
+          else expect(() => parseJsonText(`[${token}]`)).toThrow(ValueDomainError);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('accepts the 2^53−1 boundaries and string-encoded int64', () => {
     expect(parseJsonText('[9007199254740991,-9007199254740991,"9223372036854775807"]')).toEqual([
       9007199254740991,

@@ -128,29 +128,29 @@ function scanString(
   return end + 1;
 }
 
-const INTEGER_TOKEN = /^-?\d+$/;
-
 /** Returns the index just past the number token. */
 function scanNumber(text: string, start: number, stack: Container[]): number {
-  let end = start + 1;
-  for (; end < text.length; end++) {
-    const c = text.charCodeAt(end);
-    // Digits, `.`, `e`, `E`, `+`, `-`: JSON.parse already vouched for the shape.
-    if (
-      !(
-        (c >= 0x30 && c <= 0x39) ||
-        c === 0x2e ||
-        c === 0x65 ||
-        c === 0x45 ||
-        c === 0x2b ||
-        c === 0x2d
-      )
-    ) {
-      break;
-    }
+  // JSON.parse already vouched for the shape: -? int (. digits)? ([eE] [+-]? digits)?
+  let end = text.charCodeAt(start) === 0x2d ? start + 1 : start;
+  const intStart = end;
+  while (isDigit(text.charCodeAt(end))) end++;
+  const intDigits = end - intStart;
+  if (text.charCodeAt(end) === 0x2e) {
+    end++;
+    while (isDigit(text.charCodeAt(end))) end++;
   }
-  // Up to 15 digits with no fraction or exponent is always a safe integer.
-  if (end - start <= 15 && INTEGER_TOKEN.test(text.slice(start, end))) return end;
+  let exponent = false;
+  const e = text.charCodeAt(end);
+  if (e === 0x65 || e === 0x45) {
+    exponent = true;
+    end++;
+    const sign = text.charCodeAt(end);
+    if (sign === 0x2b || sign === 0x2d) end++;
+    while (isDigit(text.charCodeAt(end))) end++;
+  }
+  // Without an exponent, 15 integer digits stay below 10^15 < 2^53: the common
+  // case is decided without allocating the token.
+  if (!exponent && intDigits <= 15) return end;
   const value = Number(text.slice(start, end));
   if (!Number.isFinite(value)) {
     fail(stack, 'number overflows a double; send it as a string (§4.4)');
@@ -161,6 +161,10 @@ function scanNumber(text: string, start: number, stack: Container[]): number {
     fail(stack, 'integer exceeds 2^53; string-encode 64-bit identifiers, see §4.4');
   }
   return end;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
 }
 
 function fail(stack: Container[], message: string): never {
