@@ -1,7 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { enqueueInTx, OutboxError } from '@/lib/server/queue/outbox';
-import { JobQueue, type QueueTarget } from '@/lib/server/queue/queues';
+import { JobQueue, type QueueTarget, QueueUnavailableError } from '@/lib/server/queue/queues';
 import { OutboxRelay } from '@/lib/server/queue/relay';
 import { type JobWorker, startJobWorker } from '@/lib/server/queue/worker';
 import { closeTestDb, testDb } from './helpers/db';
@@ -135,6 +135,49 @@ describe('transactional outbox: row → relay → BullMQ → worker → effect',
     await waitFor(async () => (await pings(db, key)) === 1);
   });
 
+  it('an add that fails defers that row with backoff and releases the rest of the batch', async () => {
+    const target = testQueueTarget();
+    const { db } = await pipeline(target);
+    const { log } = capturingLogger();
+    const tag = uniqueTag('fail');
+    const keys = [`${tag}.0`, `${tag}.1`, `${tag}.2`];
+    // Redis answers, but refuses the second job (as when it drops mid-batch).
+    class FlakyQueue extends JobQueue {
+      override async add(name: string, payload: unknown, jobId: string, timeoutMs?: number) {
+        if (jobId === keys[1]) throw new QueueUnavailableError('simulated failure');
+        await super.add(name, payload, jobId, timeoutMs);
+      }
+    }
+    const flaky = new FlakyQueue(target, undefined, log);
+    cleanups.push(() => flaky.close());
+    await waitFor(async () => flaky.online());
+    for (const key of keys) {
+      await enqueueInTx(db, { kind: 'audit.ping', payload: { note: key }, dedupeKey: key });
+    }
+    // Make them the oldest due rows so they share one batch, in order.
+    await db.outboxEvent.updateMany({
+      where: { dedupeKey: { in: keys } },
+      data: { availableAt: new Date('2000-01-01T00:00:00Z') },
+    });
+    const relay = new OutboxRelay({ db, queue: flaky, log, batchSize: 3 });
+    const t = Date.now();
+    const res = await relay.runOnce();
+    expect(res).toMatchObject({ claimed: 3, dispatched: 1, deferred: 2 });
+    const rows = Object.fromEntries(
+      (await db.outboxEvent.findMany({ where: { dedupeKey: { in: keys } } })).map((r) => [
+        r.dedupeKey,
+        r,
+      ]),
+    );
+    expect(rows[keys[0]].dispatchedAt).not.toBeNull();
+    expect(rows[keys[1]]).toMatchObject({ dispatchedAt: null, attempts: 1 });
+    expect(rows[keys[1]].lastError).toContain('simulated failure');
+    expect(rows[keys[1]].availableAt.getTime()).toBeGreaterThan(t);
+    // Not tried: released at once, with no attempt counted against it.
+    expect(rows[keys[2]]).toMatchObject({ dispatchedAt: null, attempts: 0 });
+    expect(rows[keys[2]].availableAt.getTime()).toBeLessThanOrEqual(Date.now());
+  });
+
   it('a started relay picks up a nudge at once, well before its next tick', async () => {
     const target = testQueueTarget();
     const { db, queue } = await pipeline(target);
@@ -143,8 +186,14 @@ describe('transactional outbox: row → relay → BullMQ → worker → effect',
     slow.start();
     cleanups.push(() => slow.stop());
     const key = uniqueTag('nudge');
-    const { enqueue } = await import('@/lib/server/queue/outbox');
+    const { enqueue, commitWithOutbox } = await import('@/lib/server/queue/outbox');
     await enqueue(db, { kind: 'audit.ping', payload: { note: 'n' }, dedupeKey: key });
     await waitFor(async () => (await pings(db, key)) === 1, 5_000);
+    const key2 = `${key}.tx`;
+    await commitWithOutbox(db, async (tx) => {
+      await tx.appSetting.create({ data: { key: key2, value: {} } });
+      await enqueueInTx(tx, { kind: 'audit.ping', payload: { note: 'tx' }, dedupeKey: key2 });
+    });
+    await waitFor(async () => (await pings(db, key2)) === 1, 5_000);
   });
 });

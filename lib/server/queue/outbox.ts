@@ -55,6 +55,19 @@ export async function enqueueInTx<N extends JobName>(
   return res.count === 1;
 }
 
+/**
+ * Runs `fn` in a transaction and nudges the relay once it has committed: the
+ * usual way to make a change together with the work it causes.
+ */
+export async function commitWithOutbox<T>(
+  db: PrismaClient,
+  fn: (tx: Prisma.TransactionClient) => Promise<T>,
+): Promise<T> {
+  const result = await db.$transaction(fn);
+  nudgeRelay();
+  return result;
+}
+
 /** A standalone enqueue (its own implicit transaction), then a relay nudge. */
 export async function enqueue<N extends JobName>(
   db: PrismaClient,

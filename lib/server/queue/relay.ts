@@ -55,6 +55,7 @@ export class OutboxRelay {
   private stopped = false;
   private unregister: (() => void) | undefined;
   private lastHousekeepingKey = '';
+  private failing = false;
 
   constructor(opts: RelayOptions) {
     this.db = opts.db;
@@ -81,7 +82,17 @@ export class OutboxRelay {
   /** Runs soon; errors are logged, never thrown (a timer calls this). */
   nudge(): void {
     if (this.stopped) return;
-    this.runOnce().catch((err) => this.log.error({ err: errText(err) }, 'relay run failed'));
+    this.runOnce().then(
+      () => {
+        if (this.failing) this.log.info('relay recovered');
+        this.failing = false;
+      },
+      (err) => {
+        // Once per outage: with the database down this fails every tick.
+        if (!this.failing) this.log.error({ err: errText(err) }, 'relay run failed');
+        this.failing = true;
+      },
+    );
   }
 
   /**
