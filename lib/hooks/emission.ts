@@ -154,6 +154,14 @@ async function compose(
 function applyChecked(ctx: AgentContext, t: TransformSpec, s: EmissionSettings): TransformOutcome {
   const applied = applyTransform(ctx, t);
   if (!applied.ok) return applied;
+  // The result must still be a §4 context: e.g. replacing `input` must keep content and role.
+  if (!validateContextEnvelope(applied.context).ok) {
+    return {
+      ok: false,
+      reason: HOST_ERRORS.transformInvalid,
+      message: 'the transformed context fails the §4 envelope',
+    };
+  }
   try {
     checkValueDomain(t.value ?? null, { maxBytes: s.maxBytes, maxDepth: s.maxDepth });
   } catch {

@@ -23,8 +23,9 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*/;
 const INDEX = /^(0|[1-9][0-9]*)\]/;
 
 export function parseTransformPath(path: string): ParsedPath {
+  // "$targets.x" names another root; "$target x" is $target with a malformed segment.
   const root = ROOTS.find(
-    (r) => path.startsWith(r) && (path.length === r.length || '.['.includes(path[r.length])),
+    (r) => path.startsWith(r) && !/^[A-Za-z0-9_]/.test(path.slice(r.length, r.length + 1)),
   );
   if (!root) {
     return {
