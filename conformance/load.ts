@@ -80,6 +80,12 @@ function loadVectorFile(full: string): VectorFile {
   if (problems.length === 0 && `${v.id}.json` !== file) {
     problems.push(`id ${v.id} does not match the file name ${file}`);
   }
+  // The schema's own rule: run_outcome is the default-posture entry, so runners
+  // that predate postures read the same expectation.
+  const by = v.expect?.run_outcome_by_posture;
+  if (problems.length === 0 && by && by.outcomes.continue !== v.expect?.run_outcome) {
+    problems.push('expect.run_outcome differs from run_outcome_by_posture.outcomes.continue');
+  }
   if (problems.length > 0)
     return broken(file, typeof v?.id === 'string' ? v.id : fallbackId, v, problems);
   return { file, ok: true, vector: value as Vector };
