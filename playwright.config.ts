@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { defineConfig } from '@playwright/test';
-import { BASE_URL, E2E_ADMIN, PORT } from './tests/e2e/fixtures';
+import { BASE_URL, E2E_ADMIN, MOCK_OIDC, PORT } from './tests/e2e/fixtures';
 
 /**
  * End-to-end tests in Debian's Chromium against the production build,
@@ -42,25 +42,43 @@ export default defineConfig({
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
   },
-  webServer: {
-    command: 'node scripts/start.mjs',
-    url: `${BASE_URL}/api/health`,
-    // A first start may build the app (~1 min on 2 cores) and create the database.
-    timeout: 300_000,
-    reuseExistingServer: false,
-    stdout: 'pipe',
-    stderr: 'pipe',
-    env: {
-      PORT: String(PORT),
-      DATA_DIR: process.env.CHECKPOINT_E2E_DATA_DIR,
-      // Empty means unset (config.ts): always the embedded database here.
-      DATABASE_URL: '',
-      // A Redis database of its own, so that no other app's worker takes these jobs.
-      REDIS_URL: 'redis://127.0.0.1:6379/14',
-      ADMIN_EMAIL: E2E_ADMIN.email,
-      ADMIN_PASSWORD: E2E_ADMIN.password,
-      AUTH_SECRET: '',
-      LOG_LEVEL: 'warn',
+  webServer: [
+    {
+      // A stand-in identity provider, so that SSO sign-in runs for real.
+      command: 'node tests/e2e/mock-oidc-provider.mjs',
+      url: `${MOCK_OIDC.issuer}/.well-known/openid-configuration`,
+      timeout: 10_000,
+      reuseExistingServer: false,
+      env: {
+        MOCK_OIDC_PORT: String(MOCK_OIDC.port),
+        MOCK_OIDC_CLIENT_ID: MOCK_OIDC.clientId,
+        MOCK_OIDC_CLIENT_SECRET: MOCK_OIDC.clientSecret,
+      },
     },
-  },
+    {
+      command: 'node scripts/start.mjs',
+      url: `${BASE_URL}/api/health`,
+      // A first start may build the app (~1 min on 2 cores) and create the database.
+      timeout: 300_000,
+      reuseExistingServer: false,
+      stdout: 'pipe',
+      stderr: 'pipe',
+      env: {
+        PORT: String(PORT),
+        DATA_DIR: process.env.CHECKPOINT_E2E_DATA_DIR,
+        // Empty means unset (config.ts): always the embedded database here.
+        DATABASE_URL: '',
+        // A Redis database of its own, so that no other app's worker takes these jobs.
+        REDIS_URL: 'redis://127.0.0.1:6379/14',
+        ADMIN_EMAIL: E2E_ADMIN.email,
+        ADMIN_PASSWORD: E2E_ADMIN.password,
+        AUTH_SECRET: '',
+        OIDC_ISSUER: MOCK_OIDC.issuer,
+        OIDC_CLIENT_ID: MOCK_OIDC.clientId,
+        OIDC_CLIENT_SECRET: MOCK_OIDC.clientSecret,
+        OIDC_NAME: MOCK_OIDC.name,
+        LOG_LEVEL: 'warn',
+      },
+    },
+  ],
 });

@@ -5,6 +5,15 @@ export const BASE_URL = `http://localhost:${PORT}`;
 /** The first admin, created by ensureInitialAdmin() from ADMIN_EMAIL/ADMIN_PASSWORD. */
 export const E2E_ADMIN = { email: 'admin@e2e.test', password: 'e2e-admin-password-1' };
 
+/** The stand-in identity provider (tests/e2e/mock-oidc-provider.mjs). */
+export const MOCK_OIDC = {
+  port: 3211,
+  issuer: 'http://127.0.0.1:3211',
+  clientId: 'checkpoint-e2e',
+  clientSecret: 'checkpoint-e2e-secret',
+  name: 'Test SSO',
+};
+
 /** Where screenshots worth keeping go (gitignored). */
 export const SCREENSHOTS = 'artifacts/screenshots';
 
