@@ -69,24 +69,32 @@ export function loadSchemas(): SchemaDocument[] {
   );
 }
 
-/** The `$id` of the per-point closed context schema (§4). */
-export function contextSchemaId(point: InterceptionPoint): string {
-  return `${SCHEMA_BASE}agent-context/${point}.schema.json`;
-}
-
 // ajv-formats is CommonJS; depending on the loader its default export is the
 // plugin itself or the module namespace around it.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
   addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+
+/**
+ * Registers every spec schema, and the formats they use (date-time), with
+ * another Ajv 2020 instance, e.g. one that compiles the CTK vector schema.
+ */
+export function addSpecSchemas(ajv: Ajv2020): Ajv2020 {
+  addFormats(ajv);
+  for (const schema of loadSchemas()) ajv.addSchema(schema);
+  return ajv;
+}
+
+/** The `$id` of the per-point closed context schema (§4). */
+export function contextSchemaId(point: InterceptionPoint): string {
+  return `${SCHEMA_BASE}agent-context/${point}.schema.json`;
+}
 
 let compiled: Map<string, ValidateFunction> | null = null;
 
 function validators(): Map<string, ValidateFunction> {
   if (compiled) return compiled;
   // verbose: `not` errors then carry their subschema, which says what was refused.
-  const ajv = new Ajv2020({ allErrors: true, verbose: true });
-  addFormats(ajv);
-  for (const schema of loadSchemas()) ajv.addSchema(schema);
+  const ajv = addSpecSchemas(new Ajv2020({ allErrors: true, verbose: true }));
   const byId = new Map<string, ValidateFunction>();
   for (const schema of loadSchemas()) byId.set(schema.$id, ajv.getSchema(schema.$id)!);
   compiled = byId;

@@ -1,12 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { INTERCEPTION_POINTS } from '@/lib/hooks/vocabulary';
-import { loadSchemas, SCHEMA_BASE, validateAgainst } from '@/spec/index';
+import { addSpecSchemas, loadSchemas, SCHEMA_BASE, validateAgainst } from '@/spec/index';
 import { contextAt, record } from './examples';
-
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
-  addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
 
 function errorsOf(kind: Parameters<typeof validateAgainst>[0], value: unknown): string[] {
   const result = validateAgainst(kind, value);
@@ -22,9 +19,8 @@ describe('spec/schema (§4, §5, §9, §10.3)', () => {
       strictRequired: false,
       logger: { log: () => {}, warn: (...args) => warnings.push(args.join(' ')), error: () => {} },
     });
-    addFormats(ajv);
+    addSpecSchemas(ajv);
     const schemas = loadSchemas();
-    for (const schema of schemas) ajv.addSchema(schema);
     for (const schema of schemas) expect(ajv.getSchema(schema.$id)).toBeTypeOf('function');
     expect(warnings).toEqual([]);
     const ids = schemas.map((schema) => schema.$id);
@@ -32,6 +28,27 @@ describe('spec/schema (§4, §5, §9, §10.3)', () => {
     expect(ids).toContain(`${SCHEMA_BASE}interception-point.schema.json`);
     expect(ids).toContain(`${SCHEMA_BASE}verdict.schema.json`);
     expect(ids).toHaveLength(14);
+  });
+
+  it("resolves the public CTK vector schema's $refs (interception point, verdict)", () => {
+    const vectorSchema = JSON.parse(
+      readFileSync(new URL('../../../conformance/vectors.schema.json', import.meta.url), 'utf8'),
+    );
+    const validate = addSpecSchemas(new Ajv2020({ strict: false })).compile(vectorSchema);
+    const vector = {
+      id: 'AH-CTK-999-schema-smoke',
+      title: 'smoke',
+      spec_clause: '§5',
+      scenario: { input: { content: 'hi', role: 'user' } },
+      interceptor_script: [{ at: 'input', return: { decision: 'deny', approval: {} } }],
+      expect: { interceptions: [{ interception_point: 'input' }], run_outcome: 'blocked' },
+    };
+    validate(vector);
+    expect(validate.errors ?? []).toEqual([]);
+    vector.interceptor_script[0].return = { decision: 'allow', approval: {} };
+    expect(validate(vector)).toBe(false);
+    vector.interceptor_script[0] = { at: 'on_error', return: { decision: 'allow' } } as never;
+    expect(validate(vector)).toBe(false);
   });
 
   describe('context', () => {
