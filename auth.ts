@@ -68,7 +68,8 @@ function buildConfig(): NextAuthConfig {
         const linked = await linkOidcUser({
           subject: account.providerAccountId,
           email: profile?.email,
-          emailVerified: profile?.email_verified as boolean | null | undefined,
+          // Some providers send the claim as the string "true".
+          emailVerified: [true, 'true'].includes(profile?.email_verified as boolean | string),
         });
         return linked.ok ? true : `/sign-in?error=${linked.code}`;
       },
