@@ -126,6 +126,12 @@ describe('canonicalJson (§10.2, RFC 8785)', () => {
     expect(canonicalJson([value, { a: 1 }])).toBe(oracle([value, { a: 1 }]));
   });
 
+  it('orders array-index keys by code units and ignores inherited names on the property-list path', () => {
+    expect(canonicalJson({ '10': 1, '9': 2, a: 3, '2': 4 })).toBe('{"10":1,"2":4,"9":2,"a":3}');
+    const value = { a: { constructor: 1, toString: 'x' }, b: {}, c: Object.create(null) };
+    expect(canonicalJson(value)).toBe('{"a":{"constructor":1,"toString":"x"},"b":{},"c":{}}');
+  });
+
   it('drops undefined object members like JSON.stringify and the oracle', () => {
     expect(canonicalJson({ b: undefined, a: 1 })).toBe('{"a":1}');
   });
