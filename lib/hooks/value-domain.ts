@@ -28,7 +28,7 @@ export function checkValueDomain(
   limits: Partial<ValueDomainLimits> = DEFAULT_LIMITS,
 ): void {
   const bounds = { ...DEFAULT_LIMITS, ...limits };
-  const scan = scanValue(value, bounds.maxDepth, { measure: true });
+  const scan = scanValue(value, bounds.maxDepth, { measure: true, maxBytes: bounds.maxBytes });
   if (scan && scan.bytes <= bounds.maxBytes) return;
   // The fast scan only says "no" (or ran out of stack under a caller-raised
   // maxDepth); the iterative walk is authoritative and says where and why.
@@ -46,6 +46,8 @@ export type ScanStats = {
   keys: Set<string> | null;
   /** Whether `bytes` is being summed (it costs a UTF-8 count per string). */
   measure: boolean;
+  /** When measuring, the scan gives up as soon as `bytes` passes this. */
+  maxBytes: number;
 };
 
 /**
@@ -57,7 +59,7 @@ export type ScanStats = {
 export function scanValue(
   value: unknown,
   maxDepth: number,
-  opts: { measure?: boolean; collectKeys?: boolean },
+  opts: { measure?: boolean; collectKeys?: boolean; maxBytes?: number },
 ): ScanStats | null {
   const stats: ScanStats = {
     bytes: 0,
@@ -65,6 +67,7 @@ export function scanValue(
     members: 0,
     keys: opts.collectKeys ? new Set() : null,
     measure: opts.measure === true,
+    maxBytes: opts.maxBytes ?? Number.POSITIVE_INFINITY,
   };
   try {
     return scan(value, 0, maxDepth, stats) ? stats : null;
@@ -79,7 +82,8 @@ function scan(value: unknown, depth: number, maxDepth: number, stats: ScanStats)
     case 'string':
       if (!isWellFormed(value)) return false;
       if (stats.measure) stats.bytes += stringBytes(value);
-      return true;
+      // A huge context is refused without walking all of it.
+      return stats.bytes <= stats.maxBytes;
     case 'number':
       if (!(value <= MAX_SAFE_INTEGER && value >= -MAX_SAFE_INTEGER)) return false;
       if (stats.measure) stats.bytes += numberBytes(value);
