@@ -30,6 +30,16 @@ export interface HarnessDeclaration {
   postures: Postures;
   /** §12.1a; declaration-only, the CTK cannot exercise streaming egress. */
   buffered_output: boolean;
+  /** The provider the claim is made for (§10.1); golden identities apply only to jcs-sha256 (§13.2). */
+  identity_provider: string | null;
+}
+
+/** The host's identity provider, exposed for the golden identity fixtures (§10.2). */
+export interface IdentitySeam {
+  /** context_identity of a context object; throws when the provider refuses it. */
+  compute(context: unknown): string;
+  /** The same over raw JSON text read through the host's own JSON funnel (for values JSON.parse would round). */
+  computeText?(json: string): string;
 }
 
 /** A scripted interceptor: sync; it may throw or return an invalid verdict on purpose. */
@@ -113,4 +123,6 @@ export interface RunRecord {
 export interface Harness {
   declaration: HarnessDeclaration;
   run(setup: RunSetup): Promise<RunRecord>;
+  /** Optional: without it the golden identity fixtures are reported as skipped. */
+  identity?: IdentitySeam;
 }

@@ -9,6 +9,8 @@ import {
   type AgentContext,
   createHost,
   customIdentityProvider,
+  jcsSha256,
+  parseJsonText,
   type HostOptions,
   type InterceptionRecord,
   type Message,
@@ -32,6 +34,7 @@ export const REFERENCE_DECLARATION: HarnessDeclaration = {
   ],
   postures: { tool_seam_host_error: 'continue' },
   buffered_output: true,
+  identity_provider: 'jcs-sha256',
 };
 
 function provider(p: ProviderSetup): HostOptions['identityProvider'] {
@@ -128,6 +131,10 @@ function toolMessage(
 
 export const referenceHarness: Harness = {
   declaration: REFERENCE_DECLARATION,
+  identity: {
+    compute: (context) => jcsSha256.compute(context),
+    computeText: (json) => jcsSha256.compute(parseJsonText(json)),
+  },
   async run(setup) {
     const records: InterceptionRecord[] = [];
     const invocations: RunRecord['tool_invocations'] = [];

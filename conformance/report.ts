@@ -30,6 +30,7 @@ export function renderReport(
     `- Host: ${declaration.framework} ${declaration.adapterVersion} (${declaration.sdk})`,
     `- Declared capabilities: ${declaration.capabilities.join(', ')}`,
     `- Postures: tool_seam_host_error: ${declaration.postures.tool_seam_host_error}; buffered_output: ${declaration.buffered_output}`,
+    `- Identity provider: ${declaration.identity_provider ?? 'null (identity-unbound)'}`,
     `- Vectors: \`${meta.vectorsDir}\``,
     `- Generated: ${meta.generatedAt.toISOString()}`,
     '',

@@ -8,27 +8,32 @@ import path from 'node:path';
 import { CtkError, DEFAULT_VECTORS_DIR } from '@/conformance/load';
 import { referenceHarness } from '@/conformance/reference-harness';
 import { formatLine, renderReport, toJson } from '@/conformance/report';
-import { runVectorDir } from '@/conformance/runner';
+import { DEFAULT_GOLDEN_FILE, runGolden } from '@/conformance/golden-runner';
+import { runVectorDir, summarize, type VectorResult } from '@/conformance/runner';
 import type { Harness } from '@/conformance/harness';
 import type { Command } from '../command';
 
 export interface CtkOptions {
   vectors: string;
+  /** Golden identity fixtures to run as well; by default only with the project's own vectors. */
+  golden: string | null;
   json: boolean;
   jsonFile: string | null;
   report: string | null;
 }
 
 export const USAGE =
-  'usage: agent-hooks ctk [--vectors DIR] [--json] [--json-file FILE] [--report FILE.md]';
+  'usage: agent-hooks ctk [--vectors DIR] [--golden FILE | --no-golden] [--json] [--json-file FILE] [--report FILE.md]';
 
 export function parseCtkArgs(argv: string[]): CtkOptions {
   const opts: CtkOptions = {
     vectors: DEFAULT_VECTORS_DIR,
+    golden: null,
     json: false,
     jsonFile: null,
     report: null,
   };
+  let golden: string | null | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -39,11 +44,16 @@ export function parseCtkArgs(argv: string[]): CtkOptions {
     };
     if (arg === '--json') opts.json = true;
     else if (arg === '--vectors') opts.vectors = path.resolve(value());
+    else if (arg === '--golden') golden = path.resolve(value());
+    else if (arg === '--no-golden') golden = null;
     else if (arg === '--json-file') opts.jsonFile = path.resolve(value());
     else if (arg === '--report') opts.report = path.resolve(value());
     else if (arg === '--help' || arg === '-h') throw new CtkError('ctk_usage', USAGE);
     else throw new CtkError('ctk_usage', `unknown argument ${arg}\n${USAGE}`);
   }
+  // A foreign vector set runs alone unless golden fixtures are asked for.
+  if (golden !== undefined) opts.golden = golden;
+  else if (opts.vectors === DEFAULT_VECTORS_DIR) opts.golden = DEFAULT_GOLDEN_FILE;
   return opts;
 }
 
@@ -65,9 +75,14 @@ export async function ctk(
   try {
     opts = parseCtkArgs(argv);
     const human = !opts.json;
-    const run = await runVectorDir(opts.vectors, harness, {}, (r) => {
+    const print = (r: VectorResult) => {
       if (human) io.out(`${formatLine(r)}\n`);
-    });
+    };
+    const vectors = await runVectorDir(opts.vectors, harness, {}, print);
+    const golden = opts.golden ? runGolden(opts.golden, harness) : [];
+    golden.forEach(print);
+    const results = [...vectors.results, ...golden];
+    const run = { summary: summarize(results), results };
     const json = toJson(run);
     if (opts.json) io.out(`${json}\n`);
     if (opts.jsonFile) write(opts.jsonFile, `${json}\n`);
@@ -83,7 +98,7 @@ export async function ctk(
     const { pass, fail, skip } = run.summary;
     if (human) {
       io.out(
-        `\nctk: ${pass} pass, ${fail} fail, ${skip} skip (${run.results.length} vectors, harness ${harness.declaration.framework})\n`,
+        `\nctk: ${pass} pass, ${fail} fail, ${skip} skip (${vectors.results.length} vectors, ${golden.length} golden identities; harness ${harness.declaration.framework})\n`,
       );
       if (opts.report) io.out(`report: ${opts.report}\n`);
     }

@@ -16,7 +16,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ctk } from '@/bin/commands/ctk';
 import type { Harness } from '@/conformance/harness';
-import { CtkError, DEFAULT_VECTORS_DIR, loadVectorDir } from '@/conformance/load';
+import { runGolden } from '@/conformance/golden-runner';
+import { CONFORMANCE_DIR, CtkError, DEFAULT_VECTORS_DIR, loadVectorDir } from '@/conformance/load';
 import { referenceHarness } from '@/conformance/reference-harness';
 import { runVectorDir, runVectors } from '@/conformance/runner';
 
@@ -200,5 +201,24 @@ describe('ctk runner (§13.2)', () => {
     const md = readFileSync(report, 'utf8');
     expect(md).toContain('## foreign');
     expect(md).toContain('harness does not declare: int64_json');
+  });
+
+  it('runs the golden identities with the project vectors, and fails a host whose provider is wrong (§10.2, §13.2)', async () => {
+    const golden = path.join(CONFORMANCE_DIR, 'golden', 'identity.json');
+    const good = runGolden(golden, referenceHarness);
+    expect(good.length).toBeGreaterThanOrEqual(18);
+    expect(good.filter((r) => r.status !== 'pass')).toEqual([]);
+    const sloppy = sabotaged({});
+    // A provider that hashes the whole context, optional fields included, instead of the projection.
+    sloppy.identity = { compute: (c) => `sha256:${JSON.stringify(c).length}` };
+    const bad = runGolden(golden, sloppy);
+    expect(
+      bad.some((r) => r.status === 'fail' && r.failures[0].startsWith('context_identity expected')),
+    ).toBe(true);
+    expect(bad.find((r) => r.id === 'golden/reject-int-beyond-2^53-text')?.status).toBe('skip');
+    const unbound = sabotaged({
+      declaration: { ...referenceHarness.declaration, identity_provider: null },
+    });
+    expect(runGolden(golden, unbound).every((r) => r.status === 'skip')).toBe(true);
   });
 });
