@@ -3,6 +3,7 @@
  * sabotaged host fails the vectors that pin what it broke), print exactly the
  * documented JSON, and run a directory of vectors nobody here wrote.
  */
+import { spawnSync } from 'node:child_process';
 import {
   copyFileSync,
   mkdtempSync,
@@ -220,5 +221,34 @@ describe('ctk runner (§13.2)', () => {
       declaration: { ...referenceHarness.declaration, identity_provider: null },
     });
     expect(runGolden(golden, unbound).every((r) => r.status === 'skip')).toBe(true);
+  });
+
+  it('through the real bin, --json stdout is one JSON document and the exit status says fail', () => {
+    const dir = tempDir();
+    const base = JSON.parse(readFileSync(vectorFile('AH-CTK-001'), 'utf8'));
+    writeFileSync(
+      path.join(dir, 'AH-CTK-601-a.json'),
+      JSON.stringify({ ...base, id: 'AH-CTK-601-a' }),
+    );
+    // A vector expecting the wrong outcome must fail, and the exit status must say so.
+    const wrong = {
+      ...base,
+      id: 'AH-CTK-602-b',
+      expect: { ...base.expect, run_outcome: 'blocked' },
+    };
+    writeFileSync(path.join(dir, 'AH-CTK-602-b.json'), JSON.stringify(wrong));
+    const root = path.resolve(CONFORMANCE_DIR, '..');
+    const res = spawnSync(
+      'node',
+      [path.join(root, 'bin', 'agent-hooks.mjs'), 'ctk', '--json', '--vectors', dir],
+      {
+        cwd: tmpdir(),
+        encoding: 'utf8',
+      },
+    );
+    expect(res.status).toBe(1);
+    const doc = JSON.parse(res.stdout);
+    expect(doc.summary).toEqual({ pass: 1, fail: 1, skip: 0 });
+    expect(doc.results[1].failures).toContain('run_outcome: expected blocked, got completed');
   });
 });
