@@ -32,9 +32,9 @@ export function canonicalJson(value: unknown, opts?: { maxDepth?: number }): str
     const violation = findViolation(value, { maxBytes: Number.POSITIVE_INFINITY, maxDepth });
     throw new ValueDomainError(violation?.message ?? STACK_EXHAUSTED);
   }
-  const keys = [...stats.keys!].sort();
+  const keys = propertyList(stats);
   try {
-    return propertyListFits(keys, stats) ? JSON.stringify(value, keys) : serializeSorted(value);
+    return keys ? JSON.stringify(value, keys) : serializeSorted(value);
   } catch (error) {
     if (error instanceof RangeError) throw new ValueDomainError(STACK_EXHAUSTED);
     throw error;
@@ -47,16 +47,19 @@ const STACK_EXHAUSTED =
 
 const PLAIN: Record<string, unknown> = {};
 
-function propertyListFits(keys: string[], stats: ScanStats): boolean {
-  // JSON.stringify looks every listed key up on every object.
-  if (keys.length * stats.objects > 8 * stats.members + 4096) return false;
+/** The sorted distinct keys, when handing them to JSON.stringify is cheap and exact. */
+function propertyList(stats: ScanStats): string[] | null {
+  const keys = stats.keys;
+  // Too many distinct keys to have been collected, or JSON.stringify would
+  // look every listed key up on every object for little gain.
+  if (keys === null || keys.size * stats.objects > 8 * stats.members + 4096) return null;
   // A listed key an object lacks is read through Object.prototype: harmless
   // for its methods (functions serialize to nothing), wrong for __proto__.
   for (const key of keys) {
     const inherited = PLAIN[key];
-    if (inherited !== undefined && typeof inherited !== 'function') return false;
+    if (inherited !== undefined && typeof inherited !== 'function') return null;
   }
-  return true;
+  return [...keys].sort();
 }
 
 /**

@@ -42,7 +42,7 @@ export type ScanStats = {
   bytes: number;
   objects: number;
   members: number;
-  /** Every distinct object key, when asked for. */
+  /** Every distinct object key, when asked for; null again past MAX_COLLECTED_KEYS. */
   keys: Set<string> | null;
   /** Whether `bytes` is being summed (it costs a UTF-8 count per string). */
   measure: boolean;
@@ -76,6 +76,8 @@ export function scanValue(
     throw error;
   }
 }
+
+const MAX_COLLECTED_KEYS = 4096;
 
 function scan(value: unknown, depth: number, maxDepth: number, stats: ScanStats): boolean {
   switch (typeof value) {
@@ -113,7 +115,11 @@ function scan(value: unknown, depth: number, maxDepth: number, stats: ScanStats)
         const member = object[key];
         if (member === undefined) continue;
         if (!isWellFormed(key)) return false;
-        stats.keys?.add(key);
+        if (stats.keys !== null) {
+          stats.keys.add(key);
+          // Past this many distinct keys a property list never pays off (canonical-json.ts).
+          if (stats.keys.size > MAX_COLLECTED_KEYS) stats.keys = null;
+        }
         if (stats.measure) stats.bytes += stringBytes(key) + 1;
         members++;
         if (!scan(member, depth + 1, maxDepth, stats)) return false;
