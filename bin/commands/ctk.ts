@@ -71,9 +71,8 @@ export async function ctk(
   },
   harness: Harness = referenceHarness,
 ): Promise<number> {
-  let opts: CtkOptions;
   try {
-    opts = parseCtkArgs(argv);
+    const opts = parseCtkArgs(argv);
     const human = !opts.json;
     const print = (r: VectorResult) => {
       if (human) io.out(`${formatLine(r)}\n`);
@@ -104,8 +103,9 @@ export async function ctk(
     }
     return fail > 0 ? 1 : 0;
   } catch (error) {
+    // The CLI's error shape (bin/command.ts): a stable code tests and scripts match on.
     if (error instanceof CtkError) {
-      io.err(`ctk: ${error.code}: ${error.message}\n`);
+      io.err(`${JSON.stringify({ error: { code: error.code, message: error.message } })}\n`);
       return 2;
     }
     throw error;
