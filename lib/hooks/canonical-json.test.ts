@@ -111,6 +111,9 @@ describe('canonicalJson (§10.2, RFC 8785)', () => {
       wide[`k${(i * 7919) % 3000}\u00e9${i % 3 ? '\ud83d\ude00' : ''}`] = { i };
     wide.__proto_like = [1];
     expect(canonicalJson(wide)).toBe(oracle(wide));
+    // Past 4096 distinct keys the scan stops collecting them.
+    const wider = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`w${4999 - i}`, i]));
+    expect(canonicalJson([wider, { a: 1 }])).toBe(oracle([wider, { a: 1 }]));
   });
 
   it('orders members by UTF-16 code units, not code points', () => {
