@@ -80,8 +80,8 @@ async function runCase(size: number, count: number) {
     if (!result.proceed) throw new Error(`benchmark emission denied: ${result.verdict.reason}`);
   };
   const floor = async () => createHash('sha256').update(JSON.stringify(ctx)).digest('hex');
-  const perRound = size > 500_000 ? 5 : size > 50_000 ? 30 : 1000;
-  const rounds = 15;
+  const perRound = size > 500_000 ? 5 : size > 50_000 ? 30 : 2000;
+  const rounds = size > 500_000 ? 21 : 31;
   for (let w = 0; w < 3; w++) {
     await timeAsync(emission, perRound, 1);
     await timeAsync(floor, perRound, 1);

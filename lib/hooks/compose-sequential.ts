@@ -38,7 +38,8 @@ export async function composeFirstDeny(env: ComposeEnv): Promise<Composed> {
   };
 
   for (let i = 0; i < n; i++) {
-    const slot = await env.run(i, ctx);
+    const pending = env.run(i, ctx);
+    const slot = pending instanceof Promise ? await pending : pending;
     out.slots.push(slot);
     const v = slot.effective;
     if (v.decision === 'transform') {
@@ -93,7 +94,8 @@ export async function composeRunAll(env: ComposeEnv): Promise<Composed> {
   let ctx: AgentContext = env.context;
   out.foldTruncated = false;
   for (let i = 0; i < n; i++) {
-    const slot = await env.run(i, ctx);
+    const pending = env.run(i, ctx);
+    const slot = pending instanceof Promise ? await pending : pending;
     out.slots.push(slot);
     if (slot.effective.decision !== 'transform') continue;
     const applied = env.apply(ctx, slot.effective.transform!);

@@ -16,7 +16,7 @@ export interface ComposeEnv {
   interceptors: readonly InterceptorRegistration[];
   composition: RecordComposition;
   enforce: boolean;
-  run: (index: number, context: AgentContext) => Promise<Slot>;
+  run: (index: number, context: AgentContext) => Slot | Promise<Slot>;
   apply: (context: AgentContext, transform: TransformSpec) => TransformOutcome;
   /** Null when the seam may not be consulted (no resolver, evaluate_only, agent_shutdown). */
   consult:

@@ -135,8 +135,20 @@ const KNOBS = {
   on_transform_conflict: ['deny', 'approval'],
 } as const;
 
-/** Validate a profile and its knobs; the set is closed (§7.2). */
+const resolved = new WeakMap<object, RecordComposition>();
+const resolvedProfiles = new Map<string, RecordComposition>();
+
+/** Validate a profile and its knobs; the set is closed (§7.2). The result is shared: don't mutate it. */
 export function toComposition(c: Composition | Profile, where = 'composition'): RecordComposition {
+  const hit = typeof c === 'string' ? resolvedProfiles.get(c) : c && resolved.get(c);
+  if (hit) return hit;
+  const out = validateComposition(c, where);
+  if (typeof c === 'string') resolvedProfiles.set(c, out);
+  else resolved.set(c, out);
+  return out;
+}
+
+function validateComposition(c: Composition | Profile, where: string): RecordComposition {
   const comp = typeof c === 'string' ? { profile: c } : c;
   if (!(PROFILES as readonly string[]).includes(comp?.profile)) {
     throw new HooksConfigError(`${where}: unknown composition profile (§7.2)`);

@@ -1,7 +1,7 @@
 import type { Slot } from './aggregate';
 import { isolatedView } from './isolation';
 import { toPlain } from './plain';
-import { errorTypeName, withTimeout } from './timeout';
+import { errorTypeName, type Timed, withTimeout } from './timeout';
 import type { AgentContext, InterceptorRegistration } from './types';
 import { hostDeny, validateVerdict } from './validate-verdict';
 import { HOST_ERRORS, TRANSFORM_FORBIDDEN_POINTS } from './vocabulary';
@@ -15,19 +15,31 @@ export interface DispatchLimits {
  * Invoke one interceptor on its own copy-on-write view (§7) under the
  * timeout, and map every failure to the deny that takes its slot (§6.3).
  */
-export async function dispatch(
+export function dispatch(
   reg: InterceptorRegistration,
   index: number,
   context: AgentContext,
   limits: DispatchLimits,
-): Promise<Slot> {
+): Slot | Promise<Slot> {
   const view = isolatedView(context);
   // An interceptor declaring a second parameter gets a signal that aborts at its timeout.
-  const run = await withTimeout(
+  const run = withTimeout(
     (signal) => reg.intercept(view, signal),
     limits.interceptorTimeoutMs,
     reg.intercept.length >= 2,
   );
+  // A synchronous interceptor is settled synchronously: the common case pays for no promise.
+  return run instanceof Promise
+    ? run.then((r) => settle(r, index, context, limits))
+    : settle(run, index, context, limits);
+}
+
+function settle(
+  run: Timed<unknown>,
+  index: number,
+  context: AgentContext,
+  limits: DispatchLimits,
+): Slot {
   if (!run.ok) {
     const verdict = run.timedOut
       ? hostDeny(

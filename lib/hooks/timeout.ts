@@ -9,16 +9,16 @@ export type Timed<T> =
 /**
  * Run `fn` (sync or async) under a timeout. A sync throw and a rejection are
  * the same failure; on timeout the signal aborts and a late answer is ignored.
+ * A synchronous answer comes back synchronously: no timer, no promise.
  */
-export async function withTimeout<T>(
+export function withTimeout<T>(
   fn: (signal: AbortSignal) => T | Promise<T>,
   ms: number,
   wantsSignal = true,
-): Promise<Timed<T>> {
+): Timed<T> | Promise<Timed<T>> {
   // Creating an AbortSignal costs more than a typical allow verdict: only
   // callers that take one get a live signal.
   const controller = wantsSignal ? new AbortController() : null;
-  // A synchronous answer needs no timer: it cannot be preempted anyway.
   let first: T | Promise<T>;
   try {
     first = fn(controller ? controller.signal : NEVER_ABORTED);
@@ -26,12 +26,20 @@ export async function withTimeout<T>(
     return { ok: false, timedOut: false, error };
   }
   if (!isThenable(first)) return { ok: true, value: first };
+  return race(first, ms, controller);
+}
+
+async function race<T>(
+  pending: Promise<T>,
+  ms: number,
+  controller: AbortController | null,
+): Promise<Timed<T>> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
     timer = setTimeout(() => resolve(TIMED_OUT), ms);
   });
   try {
-    const value = await Promise.race([first, deadline]);
+    const value = await Promise.race([pending, deadline]);
     if (value === TIMED_OUT) {
       controller?.abort();
       return { ok: false, timedOut: true };
