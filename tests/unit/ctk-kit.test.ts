@@ -3,7 +3,7 @@
  * jcs-sha256, the vector schema's strictness, and the verdict-validation
  * cases (§5) the public format cannot carry.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ctkJcsSha256 } from '@/conformance/jcs-identity';
@@ -103,7 +103,40 @@ describe('independent jcs-sha256 (§10.2)', () => {
   });
 });
 
+/** The public agent-hooks schema, when the shared checkout sits beside the project. */
+const PUBLIC_SCHEMA = path.resolve(
+  CONFORMANCE_DIR,
+  '..',
+  '..',
+  'shared',
+  'ctk',
+  'vectors.schema.json',
+);
+
+function withoutDescriptions(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutDescriptions);
+  if (node && typeof node === 'object') {
+    return Object.fromEntries(
+      Object.entries(node)
+        .filter(([k]) => k !== 'description')
+        .map(([k, v]) => [k, withoutDescriptions(v)]),
+    );
+  }
+  return node;
+}
+
 describe('vectors.schema.json accepts exactly the public format', () => {
+  it.skipIf(!existsSync(PUBLIC_SCHEMA))(
+    "has the public schema's keywords, descriptions aside",
+    () => {
+      const ours = JSON.parse(
+        readFileSync(path.join(CONFORMANCE_DIR, 'vectors.schema.json'), 'utf8'),
+      );
+      const theirs = JSON.parse(readFileSync(PUBLIC_SCHEMA, 'utf8'));
+      expect(withoutDescriptions(ours)).toEqual(withoutDescriptions(theirs));
+    },
+  );
+
   const good = JSON.parse(
     readFileSync(
       path.join(CONFORMANCE_DIR, 'vectors', 'AH-CTK-001-text-turn-emits-six-points-in-order.json'),
