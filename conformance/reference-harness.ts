@@ -17,7 +17,14 @@ import {
   type Session,
   toolError,
 } from '@/lib/hooks';
-import type { Harness, HarnessDeclaration, ProviderSetup, RunRecord, RunSetup } from './harness';
+import type {
+  Harness,
+  HarnessDeclaration,
+  Postures,
+  ProviderSetup,
+  RunRecord,
+  RunSetup,
+} from './harness';
 import { jsonCopy } from './json-path';
 import type { Json, JsonObject } from './vector';
 
@@ -64,7 +71,12 @@ function hostFor(setup: RunSetup, records: InterceptionRecord[]) {
 }
 
 /** Runs the scenario; returns how it ended and what the caller received. */
-async function loop(session: Session, setup: RunSetup, invocations: RunRecord['tool_invocations']) {
+async function loop(
+  session: Session,
+  setup: RunSetup,
+  invocations: RunRecord['tool_invocations'],
+  posture: Postures['tool_seam_host_error'],
+) {
   const startup = await session.start({ tools_registered: [...setup.toolNames].sort() });
   if (!startup.proceed) return { blocked: true, final: null };
   const input = await session.input(setup.input.content, setup.input.role);
@@ -97,6 +109,10 @@ async function loop(session: Session, setup: RunSetup, invocations: RunRecord['t
         const result = mock(passed);
         return result.isError ? toolError(result.value) : result.value;
       });
+      // §6.2 lets the host's own semantics end the turn instead; the declared posture says which.
+      if (outcome.status === 'blocked' && posture === 'terminate' && isHostError(outcome.reason)) {
+        return { blocked: true, final: null };
+      }
       messages.push(toolMessage(call.id, call.name, outcome));
     }
   }
@@ -129,39 +145,54 @@ function toolMessage(
   };
 }
 
-export const referenceHarness: Harness = {
-  declaration: REFERENCE_DECLARATION,
-  identity: {
-    compute: (context) => jcsSha256.compute(context),
-    computeText: (json) => jcsSha256.compute(parseJsonText(json)),
-  },
-  async run(setup) {
-    const records: InterceptionRecord[] = [];
-    const invocations: RunRecord['tool_invocations'] = [];
-    const host = hostFor(setup, records);
-    const session = host.session({ id: `ctk-${setup.vectorId}` });
-    let result: { blocked: boolean; final: Json } = { blocked: true, final: null };
-    let error: string | null = null;
-    try {
-      result = await loop(session, setup, invocations);
-    } catch (e) {
-      error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-    }
-    // §6.1a: agent_shutdown is emitted in every case.
-    await session.shutdown(error || result.blocked ? 'error' : 'completed');
-    // Sinks run on microtasks (§10.3: they never block an emission); let them drain.
-    await new Promise((r) => setImmediate(r));
-    const wire = records.map((r) => jsonCopy(r) as unknown as InterceptionRecord);
-    return {
-      outcome: error ? 'error' : result.blocked ? 'blocked' : 'completed',
-      final_output: error ? null : result.final,
-      tool_invocations: invocations,
-      error,
-      identities: wire.map((r) => ({
-        input_identity: r.input_identity,
-        enforced_identity: r.enforced_identity,
-      })),
-      records: wire,
-    };
-  },
-};
+const isHostError = (reason: string | undefined) => reason?.startsWith('host_error:') === true;
+
+/** The reference harness, with the §6.2 tool-seam posture it should declare and honour. */
+export function createReferenceHarness(
+  posture: Postures['tool_seam_host_error'] = 'continue',
+): Harness {
+  return {
+    declaration: { ...REFERENCE_DECLARATION, postures: { tool_seam_host_error: posture } },
+    identity: {
+      compute: (context) => jcsSha256.compute(context),
+      computeText: (json) => jcsSha256.compute(parseJsonText(json)),
+    },
+    run: (setup) => runReference(setup, posture),
+  };
+}
+
+async function runReference(
+  setup: RunSetup,
+  posture: Postures['tool_seam_host_error'],
+): Promise<RunRecord> {
+  const records: InterceptionRecord[] = [];
+  const invocations: RunRecord['tool_invocations'] = [];
+  const host = hostFor(setup, records);
+  const session = host.session({ id: `ctk-${setup.vectorId}` });
+  let result: { blocked: boolean; final: Json } = { blocked: true, final: null };
+  let error: string | null = null;
+  try {
+    result = await loop(session, setup, invocations, posture);
+  } catch (e) {
+    error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  }
+  // §6.1a: agent_shutdown is emitted in every case.
+  await session.shutdown(error || result.blocked ? 'error' : 'completed');
+  // Sinks run on microtasks (§10.3: they never block an emission); let them drain.
+  await new Promise((r) => setImmediate(r));
+  const wire = records.map((r) => jsonCopy(r) as unknown as InterceptionRecord);
+  return {
+    outcome: error ? 'error' : result.blocked ? 'blocked' : 'completed',
+    final_output: error ? null : result.final,
+    tool_invocations: invocations,
+    error,
+    identities: wire.map((r) => ({
+      input_identity: r.input_identity,
+      enforced_identity: r.enforced_identity,
+    })),
+    records: wire,
+  };
+}
+
+/** The host this project claims for (CLAIMS.md): posture `continue`. */
+export const referenceHarness: Harness = createReferenceHarness('continue');

@@ -19,7 +19,7 @@ import { ctk } from '@/bin/commands/ctk';
 import type { Harness } from '@/conformance/harness';
 import { runGolden } from '@/conformance/golden-runner';
 import { CONFORMANCE_DIR, CtkError, DEFAULT_VECTORS_DIR, loadVectorDir } from '@/conformance/load';
-import { referenceHarness } from '@/conformance/reference-harness';
+import { createReferenceHarness, referenceHarness } from '@/conformance/reference-harness';
 import { runVectorDir, runVectors } from '@/conformance/runner';
 
 const dirs: string[] = [];
@@ -130,6 +130,11 @@ describe('ctk runner (§13.2)', () => {
     copyFileSync(vectorFile('AH-CTK-046'), path.join(dir, path.basename(vectorFile('AH-CTK-046'))));
     const [result] = (await runVectorDir(dir, host)).results;
     expect(result.failures).toContain('run_outcome: expected blocked, got completed');
+  });
+
+  it('passes every project vector with the terminate posture too: posture vectors are single-valued per surface (§6.2)', async () => {
+    const run = await runVectorDir(DEFAULT_VECTORS_DIR, createReferenceHarness('terminate'));
+    expect(run.results.filter((r) => r.status !== 'pass')).toEqual([]);
   });
 
   it('fails, never crashes, on a harness that throws or hangs', async () => {
