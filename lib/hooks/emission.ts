@@ -11,6 +11,7 @@ import { applyTransform, type TransformOutcome } from './transform';
 import type {
   AgentContext,
   EmissionResult,
+  InterceptionRecord,
   InterceptorRegistration,
   RecordComposition,
   TransformSpec,
@@ -47,6 +48,24 @@ export interface Preempt {
  * failure is a fail-closed deny with a reserved reason (§6.3, §11).
  */
 export async function runEmission(
+  raw: unknown,
+  s: EmissionSettings,
+  preempt?: { before?: Preempt; after?: Preempt },
+): Promise<EmissionResult> {
+  try {
+    return await emission(raw, s, preempt);
+  } catch {
+    // Only a context that fights back gets here (a throwing getter, a revoked proxy):
+    // it could not be processed, so it is refused like any unconstructible context.
+    return rejectedResult(
+      raw,
+      s,
+      hostDeny(HOST_ERRORS.contextInvalid, 'the context could not be read'),
+    );
+  }
+}
+
+async function emission(
   raw: unknown,
   s: EmissionSettings,
   preempt?: { before?: Preempt; after?: Preempt },
@@ -223,12 +242,19 @@ function domainMessage(
 }
 
 function rejectedResult(raw: unknown, s: EmissionSettings, verdict: Verdict): EmissionResult {
-  const record = rejectedRecord(raw, s, verdict);
+  let record: InterceptionRecord;
+  let target: unknown;
+  try {
+    record = rejectedRecord(raw, s, verdict);
+    target = (raw as { target?: unknown } | null)?.target;
+  } catch {
+    record = rejectedRecord(null, s, verdict);
+  }
   const context = raw as AgentContext;
   return {
     proceed: s.mode === 'evaluate_only',
     verdict,
-    target: (raw as { target?: unknown } | null)?.target,
+    target,
     context,
     record,
     mode: s.mode,

@@ -389,3 +389,35 @@ describe('§8 mode per session', () => {
     expect((await enforced.start({ tools_registered: [] })).proceed).toBe(false);
   });
 });
+
+describe('emit() never throws', () => {
+  it('a context whose fields fight back is a context_invalid deny', async () => {
+    const { session } = await started();
+    const hostile = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('gotcha');
+        },
+        ownKeys() {
+          throw new Error('gotcha');
+        },
+      },
+    );
+    const result = await session.emit('pre_tool_call', {
+      tool_call: { id: 'c', name: 't', args: hostile },
+    } as never);
+    expect(result.proceed).toBe(false);
+    expect(result.verdict.reason).toBe(HOST_ERRORS.contextInvalid);
+    const nothing = await session.emit('output', null as never);
+    expect(nothing.verdict.reason).toBe(HOST_ERRORS.contextInvalid);
+  });
+
+  it('a block at agent_shutdown does not throw even with throwOnBlock', async () => {
+    const host = hostWith([denyAt('agent_shutdown')], { throwOnBlock: true });
+    const session = host.session();
+    await session.start({ tools_registered: [] });
+    const end = await session.shutdown();
+    expect(end.proceed).toBe(false);
+  });
+});

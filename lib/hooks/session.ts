@@ -88,12 +88,23 @@ export class Session {
     fields: PointFields[P] & ExtraFields,
   ): Promise<EmissionResult> {
     const core: ContextCore = {
-      timestamp: this.host.now().toISOString(),
+      timestamp: new Date(0).toISOString(),
       sequence: this.nextSequence++,
       agent: { ...this.host.agent },
       session: { ...this.fields, id: this.id },
     };
-    const ctx = buildContext(point, core, this.withLabels(point, fields));
+    let ctx: AgentContext;
+    try {
+      core.timestamp = this.host.now().toISOString();
+      ctx = buildContext(point, core, this.withLabels(point, fields));
+    } catch {
+      // §6.3: a context the host cannot construct is a context_invalid deny, not an exception.
+      const partial = { ...core, interception_point: point } as unknown as AgentContext;
+      return this.run(partial, {
+        reason: HOST_ERRORS.contextInvalid,
+        message: '§4: the context could not be built',
+      });
+    }
     return this.run(ctx);
   }
 
@@ -132,7 +143,10 @@ export class Session {
     this.ordering.settle(point, ctx, result.proceed, before !== undefined);
     if (result.proceed && point !== 'agent_shutdown') this.keepLabels(result.labelsByNamespace);
     this.host.publish(result.record);
-    if (!result.proceed && this.host.throwOnBlock) throw new InterceptionBlocked(result);
+    // §6.1a: a block at agent_shutdown imposes nothing, so it never throws either.
+    if (!result.proceed && this.host.throwOnBlock && point !== 'agent_shutdown') {
+      throw new InterceptionBlocked(result);
+    }
     return result;
   }
 
