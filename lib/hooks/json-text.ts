@@ -51,21 +51,37 @@ function syntaxDetail(error: unknown): string {
   return 'unexpected token';
 }
 
-type Container = { keys: Set<string> | null; segment: string; index: number; expectKey: boolean };
+/**
+ * One open object or array. An object keeps its member names in an array
+ * (a linear search beats a Set for the usual handful of members) and moves
+ * them to a Set once it grows; `key` is the current member, turned into a
+ * path segment only if something fails.
+ */
+type Container = {
+  isObject: boolean;
+  names: string[];
+  nameSet: Set<string> | null;
+  key: string;
+  index: number;
+  expectKey: boolean;
+};
+
+const SMALL_OBJECT = 16;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
 function scanTokens(text: string, maxDepth: number): void {
   const stack: Container[] = [];
-  // The next backslash at or after the cursor, found once and reused, so
-  // telling "has an escape" costs nothing per string and never rescans.
-  const backslash = { at: -1 };
+  // The next backslash, and the next \uD800–\uDFFF escape, at or after the
+  // cursor: found once and reused, so asking "does this string have one?"
+  // costs nothing per string and never rescans the text.
+  const next: NextEscapes = { backslash: -1, surrogate: -1 };
   let i = 0;
   while (i < text.length) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
-      i = scanString(text, i, stack, backslash);
+      i = scanString(text, i, stack, next);
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
       i = scanNumber(text, i, stack);
     } else if (c === 0x7b || c === 0x5b) {
@@ -74,7 +90,7 @@ function scanTokens(text: string, maxDepth: number): void {
         fail(stack, `nesting exceeds the depth limit of ${maxDepth}; flatten it (§12.3)`);
       }
       const isObject = c === 0x7b;
-      stack.push({ keys: isObject ? new Set() : null, segment: '', index: 0, expectKey: isObject });
+      stack.push({ isObject, names: [], nameSet: null, key: '', index: 0, expectKey: isObject });
       i++;
     } else if (c === 0x7d || c === 0x5d) {
       stack.pop();
@@ -82,7 +98,7 @@ function scanTokens(text: string, maxDepth: number): void {
     } else if (c === 0x2c) {
       // `,`: the next member of the innermost container.
       const top = stack[stack.length - 1];
-      if (top.keys === null) top.index++;
+      if (!top.isObject) top.index++;
       else top.expectKey = true;
       i++;
     } else {
@@ -92,12 +108,7 @@ function scanTokens(text: string, maxDepth: number): void {
 }
 
 /** Returns the index just past the closing quote. */
-function scanString(
-  text: string,
-  start: number,
-  stack: Container[],
-  backslash: { at: number },
-): number {
+function scanString(text: string, start: number, stack: Container[], next: NextEscapes): number {
   let end = text.indexOf('"', start + 1);
   while (text.charCodeAt(end - 1) === BACKSLASH) {
     let run = 0;
@@ -105,25 +116,25 @@ function scanString(
     if (run % 2 === 0) break;
     end = text.indexOf('"', end + 1);
   }
-  if (backslash.at !== -2 && backslash.at <= start) {
-    const next = text.indexOf('\\', start);
-    backslash.at = next === -1 ? -2 : next;
-  }
-  const hasEscape = backslash.at >= 0 && backslash.at < end;
-  const decoded = hasEscape ? (JSON.parse(text.slice(start, end + 1)) as string) : null;
   const top = stack[stack.length - 1];
   const isKey = top?.expectKey === true;
+  // A key is decoded when escaped (for the duplicate check); any string when
+  // it may escape a surrogate, to see whether that surrogate is paired.
+  const decode = isKey && nextBackslash(next, text, start) < end;
+  const decoded =
+    decode || nextSurrogateEscape(next, text, start) < end
+      ? (JSON.parse(text.slice(start, end + 1)) as string)
+      : null;
   if (decoded !== null && !isWellFormed(decoded)) {
     fail(stack, `${isKey ? 'object key' : 'string'} escapes a lone surrogate (§4.4)`);
   }
   if (isKey) {
     const key = decoded ?? text.slice(start + 1, end);
     top.expectKey = false;
-    top.segment = memberSegment(key);
-    if (top.keys!.has(key)) {
+    top.key = key;
+    if (isDuplicate(top, key)) {
       fail(stack, 'duplicate object key; I-JSON (RFC 7493) requires unique member names (§4.4)');
     }
-    top.keys!.add(key);
   }
   return end + 1;
 }
@@ -163,6 +174,42 @@ function scanNumber(text: string, start: number, stack: Container[]): number {
   return end;
 }
 
+type NextEscapes = { backslash: number; surrogate: number };
+
+const SURROGATE_ESCAPE = /\\u[dD][89abcdefABCDEF]/g;
+
+/** Position of the next backslash at or after `from`; Infinity if none. */
+function nextBackslash(next: NextEscapes, text: string, from: number): number {
+  if (next.backslash < from) {
+    const at = text.indexOf('\\', from);
+    next.backslash = at === -1 ? Number.POSITIVE_INFINITY : at;
+  }
+  return next.backslash;
+}
+
+/** Position of the next \uD800–\uDFFF escape at or after `from`; Infinity if none. */
+function nextSurrogateEscape(next: NextEscapes, text: string, from: number): number {
+  if (next.surrogate < from) {
+    SURROGATE_ESCAPE.lastIndex = from;
+    const match = SURROGATE_ESCAPE.exec(text);
+    next.surrogate = match === null ? Number.POSITIVE_INFINITY : match.index;
+  }
+  return next.surrogate;
+}
+
+/** Records a member name; true if the object already had it. */
+function isDuplicate(object: Container, key: string): boolean {
+  if (object.nameSet !== null) {
+    if (object.nameSet.has(key)) return true;
+    object.nameSet.add(key);
+    return false;
+  }
+  if (object.names.includes(key)) return true;
+  object.names.push(key);
+  if (object.names.length > SMALL_OBJECT) object.nameSet = new Set(object.names);
+  return false;
+}
+
 function isDigit(c: number): boolean {
   return c >= 0x30 && c <= 0x39;
 }
@@ -170,7 +217,7 @@ function isDigit(c: number): boolean {
 function fail(stack: Container[], message: string): never {
   let path = '$';
   for (const container of stack) {
-    path += container.keys === null ? `[${container.index}]` : container.segment;
+    path += container.isObject ? memberSegment(container.key) : `[${container.index}]`;
   }
   throw new ValueDomainError(`${message} at ${path}`);
 }
