@@ -93,6 +93,11 @@ describe('parseJsonText (§4.4, §12.3)', () => {
     );
     expect(rejection('{"ab":1,"a\\u0062":2}')).toContain('duplicate object key');
     expect(parseJsonText('[{"a":1},{"a":2}]')).toEqual([{ a: 1 }, { a: 2 }]);
+    // Past 16 members the names move to a Set; duplicates are still found.
+    const members = Array.from({ length: 40 }, (_, i) => `"k${i}":${i}`);
+    expect(Object.keys(parseJsonText(`{${members.join(',')}}`) as object)).toHaveLength(40);
+    expect(rejection(`{${members.join(',')},"k3":0}`)).toContain('duplicate object key');
+    expect(rejection(`{${members.join(',')},"k\\u0033":0}`)).toContain('at $.k3');
     expect(parseJsonText('{"a":{"a":{"a":1}}}')).toEqual({ a: { a: { a: 1 } } });
   });
 
