@@ -11,15 +11,18 @@ export function AppHeader({ user }: { user: SessionUser }) {
   const items = areasFor(user.roles).map((a) => ({ href: AREAS[a].path, label: AREAS[a].label }));
   return (
     <header className="bg-slate-900 text-white">
-      <div className="mx-auto flex h-12 max-w-7xl items-center gap-6 px-4">
+      <div className="mx-auto flex min-h-12 max-w-7xl flex-wrap items-center gap-x-6 gap-y-1 px-4 py-1.5">
         <Link href="/" className="flex items-center gap-2 text-sm font-semibold tracking-tight">
           <Logo />
           Checkpoint
         </Link>
-        <nav aria-label="Main" className="flex-1">
+        <nav
+          aria-label="Main"
+          className="order-last w-full overflow-x-auto sm:order-none sm:w-auto sm:flex-1"
+        >
           <NavLinks items={items} />
         </nav>
-        <div className="flex items-center gap-3">
+        <div className="ml-auto flex items-center gap-3">
           <QueueBadge />
           <Link
             href="/profile"

@@ -44,7 +44,12 @@ export default async function UsersPage() {
               {users.map((u) => (
                 <tr key={u.id} className={u.disabled ? 'text-slate-500' : undefined}>
                   <Td>
-                    <div className="font-medium text-slate-900">{u.email}</div>
+                    <div className="font-medium text-slate-900">
+                      {u.email}
+                      {u.id === actor.id && (
+                        <span className="ml-1.5 text-xs font-normal text-slate-500">(you)</span>
+                      )}
+                    </div>
                     {u.name && <div className="text-xs text-slate-500">{u.name}</div>}
                   </Td>
                   <Td>

@@ -145,7 +145,7 @@ async function findTarget(tx: Tx, userId: string): Promise<Row> {
   return user;
 }
 
-/** All users, newest first. Admin only. */
+/** All users, by email. Admin only. */
 export async function listUsers(actor: Actor): Promise<UserSummary[]> {
   requireAdmin(actor);
   const prisma = await db();
