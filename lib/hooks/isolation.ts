@@ -46,10 +46,8 @@ export function isolatedView<T extends object>(root: T): T {
 function makeProxy(orig: Node, view: View): object {
   const isArray = Array.isArray(orig);
   const standIn = (isArray ? [] : {}) as unknown as StandIn;
-  Object.defineProperty(standIn, STATE, {
-    value: { orig, copy: null, isArray, view } satisfies NodeState,
-    configurable: true,
-  });
+  // A configurable own property of the stand-in: the traps never report it, which proxy invariants allow.
+  standIn[STATE] = { orig, copy: null, isArray, view };
   return new Proxy(standIn, HANDLER);
 }
 
