@@ -7,14 +7,14 @@ import { Table, Td, Th } from '@/app/components/table';
 import { Time } from '@/app/components/time';
 import { PASSWORD_MIN_LENGTH } from '@/lib/server/auth/password';
 import { ROLE_DESCRIPTIONS, ROLES } from '@/lib/server/auth/roles';
-import { requireUser } from '@/lib/server/auth/session';
+import { requireArea } from '@/lib/server/auth/session';
 import { listUsers } from '@/lib/server/users';
 import { CreateUserForm } from './create-user-form';
 
 export const metadata: Metadata = { title: 'Users' };
 
 export default async function UsersPage() {
-  const actor = await requireUser('admin');
+  const actor = await requireArea('users');
   const users = await listUsers(actor);
   const now = new Date();
   const roleOptions = ROLES.map((r) => ({ value: r, description: ROLE_DESCRIPTIONS[r] }));

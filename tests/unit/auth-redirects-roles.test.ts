@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { relativeRedirect, safeNextPath } from '@/lib/server/auth/redirects';
-import { areasFor, canUseArea, hasAnyRole, parseRoles } from '@/lib/server/auth/roles';
+import { AREAS, areasFor, canUseArea, hasAnyRole, parseRoles } from '@/lib/server/auth/roles';
 
 describe('post-sign-in redirects stay on this site', () => {
   it('keeps local paths with their query', () => {
@@ -42,6 +42,13 @@ describe('roles', () => {
     expect(areasFor([])).toEqual([]);
     expect(canUseArea(['reviewer'], 'users')).toBe(false);
     expect(canUseArea(['auditor'], 'hosts')).toBe(false);
+  });
+
+  it('every area lists its roles explicitly, admin included (never an empty list)', () => {
+    for (const area of Object.values(AREAS)) {
+      expect(area.roles.length).toBeGreaterThan(0);
+      expect(area.roles).toContain('admin');
+    }
   });
 
   it('hasAnyRole: admin passes every check, empty roles pass none', () => {

@@ -7,7 +7,7 @@ import { Table, Td, Th } from '@/app/components/table';
 import { Time } from '@/app/components/time';
 import { PASSWORD_MIN_LENGTH } from '@/lib/server/auth/password';
 import { ROLE_DESCRIPTIONS, ROLES } from '@/lib/server/auth/roles';
-import { requireUser } from '@/lib/server/auth/session';
+import { requireArea } from '@/lib/server/auth/session';
 import { ApiError } from '@/lib/server/http/api-error';
 import { getUser, listUserEvents } from '@/lib/server/users';
 import { ResetPasswordForm, RolesForm, StatusForm } from './user-forms';
@@ -15,7 +15,7 @@ import { ResetPasswordForm, RolesForm, StatusForm } from './user-forms';
 export const metadata: Metadata = { title: 'User' };
 
 export default async function UserPage({ params }: { params: Promise<{ id: string }> }) {
-  const actor = await requireUser('admin');
+  const actor = await requireArea('users');
   const { id } = await params;
   const user = await getUser(actor, id).catch((err) => {
     if (err instanceof ApiError && err.status === 404) notFound();

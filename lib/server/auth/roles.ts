@@ -15,14 +15,15 @@ export const ROLE_DESCRIPTIONS: Record<Role, string> = {
 
 /**
  * The areas of the app and who may use them. Admins may use everything;
- * the other roles only their own area. The nav, the page guards and the API
- * wrapper all read this one table.
+ * the other roles only their own area. The nav and `requireArea()` read this
+ * table; API routes pass the same lists as `roles` (never an empty list,
+ * which would mean "any signed-in user").
  */
 export const AREAS = {
-  approvals: { path: '/approvals', label: 'Approvals', roles: [Role.reviewer] },
-  audit: { path: '/audit', label: 'Audit', roles: [Role.auditor] },
-  hosts: { path: '/hosts', label: 'Hosts', roles: [] },
-  users: { path: '/users', label: 'Users', roles: [] },
+  approvals: { path: '/approvals', label: 'Approvals', roles: [Role.admin, Role.reviewer] },
+  audit: { path: '/audit', label: 'Audit', roles: [Role.admin, Role.auditor] },
+  hosts: { path: '/hosts', label: 'Hosts', roles: [Role.admin] },
+  users: { path: '/users', label: 'Users', roles: [Role.admin] },
 } as const satisfies Record<string, { path: string; label: string; roles: readonly Role[] }>;
 
 export type Area = keyof typeof AREAS;

@@ -6,7 +6,7 @@ import { auth } from '@/auth';
 import type { Role } from '@/lib/generated/prisma/enums';
 import { db } from '@/lib/server/db';
 import { PATH_HEADER } from './redirects';
-import { hasAnyRole } from './roles';
+import { AREAS, type Area, hasAnyRole } from './roles';
 
 /** The signed-in user, as loaded from the database for this request. */
 export type SessionUser = {
@@ -67,4 +67,9 @@ export async function requireUser(...roles: Role[]): Promise<SessionUser> {
     redirect(`/forbidden?from=${encodeURIComponent(await currentPath())}`);
   }
   return user;
+}
+
+/** For the pages of an area (approvals, audit, hosts, users): its roles, from AREAS. */
+export function requireArea(area: Area): Promise<SessionUser> {
+  return requireUser(...AREAS[area].roles);
 }
