@@ -51,7 +51,9 @@ export const HOST_ERRORS = Object.freeze({
   streamingUnsupported: 'host_error:streaming_unsupported',
 } as const);
 export type HostErrorReason = (typeof HOST_ERRORS)[keyof typeof HOST_ERRORS];
-export const RESERVED_REASONS: readonly HostErrorReason[] = Object.freeze(Object.values(HOST_ERRORS));
+export const RESERVED_REASONS: readonly HostErrorReason[] = Object.freeze(
+  Object.values(HOST_ERRORS),
+);
 
 /** The prefix no interceptor may use (§5, §11). */
 export const HOST_ERROR_PREFIX = 'host_error:' as const;

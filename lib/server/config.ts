@@ -44,7 +44,9 @@ const schema = z
     OIDC_NAME: z.string().min(1).default('SSO'),
     /** Run the BullMQ worker inside the app process (the embedded start). */
     RUN_WORKER: bool.default(true),
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    LOG_LEVEL: z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+      .default('info'),
   })
   .superRefine((env, ctx) => {
     const oidc = [env.OIDC_ISSUER, env.OIDC_CLIENT_ID, env.OIDC_CLIENT_SECRET];
@@ -73,7 +75,9 @@ export class ConfigError extends Error {
 /** Parses an environment; throws ConfigError naming every bad variable. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
   // Empty strings mean "unset" (docker-compose passes `VAR=` through).
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([, v]) => v !== undefined && v !== ''),
+  );
   const parsed = schema.safeParse(cleaned);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${String(i.path[0] ?? '?')}: ${i.message}`);
