@@ -8,7 +8,11 @@ import { type CliIo, type Command, EXIT } from './command';
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
   const available = commandNames();
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  if (name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(await usage(available));
+    return EXIT.ok;
+  }
+  if (name === undefined) {
     io.stderr.write(await usage(available));
     return EXIT.usage;
   }

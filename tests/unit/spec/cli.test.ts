@@ -118,15 +118,20 @@ describe('agent-hooks CLI', () => {
     expect(resolution.stderr).toContain("must have required property 'verdict'");
   });
 
-  it('--help, no command and an unknown command print usage on stderr and exit 2', async () => {
-    for (const args of [['--help'], [], ['frobnicate'], ['validate', 'nonsense']]) {
+  it('--help prints usage on stdout and exits 0', async () => {
+    const help = await run(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stderr).toBe('');
+    expect(help.stdout).toContain('identity');
+    expect(help.stdout).toContain('validate');
+  });
+
+  it('no command and an unknown command print usage on stderr and exit 2', async () => {
+    for (const args of [[], ['frobnicate'], ['validate', 'nonsense']]) {
       const result = await run(args);
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('');
       expect(result.stderr).toMatch(/agent-hooks (identity|validate|<command>)/);
     }
-    const help = await run(['--help']);
-    expect(help.stderr).toContain('identity');
-    expect(help.stderr).toContain('validate');
   });
 });
