@@ -11,6 +11,8 @@ const nextConfig = {
     'pg',
   ],
   poweredByHeader: false,
+  // Lets parallel builds (several engineers, or CI steps) keep apart.
+  distDir: process.env.NEXT_DIST_DIR || '.next',
 };
 
 export default nextConfig;

@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const nextBin = path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
-const stampFile = path.join(root, '.next', 'checkpoint-source-stamp');
+const distDir = path.join(root, process.env.NEXT_DIST_DIR || '.next');
+const stampFile = path.join(distDir, 'checkpoint-source-stamp');
 const SOURCES = [
   'app',
   'lib',
@@ -47,7 +48,7 @@ function sourceStamp() {
 function ensureBuild() {
   const stamp = sourceStamp();
   const built =
-    existsSync(path.join(root, '.next', 'BUILD_ID')) &&
+    existsSync(path.join(distDir, 'BUILD_ID')) &&
     existsSync(stampFile) &&
     readFileSync(stampFile, 'utf8') === stamp;
   if (built) return;
