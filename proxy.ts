@@ -46,6 +46,10 @@ export async function proxy(req: NextRequest): Promise<Response> {
 
   const headers = new Headers(req.headers);
   headers.set(PATH_HEADER, `${pathname}${search}`);
+  // The "You don't have access" page answers 403, not 200.
+  if (pathname === '/forbidden') {
+    return NextResponse.rewrite(req.nextUrl, { status: 403, request: { headers } });
+  }
   return NextResponse.next({ request: { headers } });
 }
 

@@ -88,7 +88,8 @@ test('an admin creates a reviewer and signs out; the reviewer cannot reach Users
   await expect(reviewerNav.getByRole('link', { name: 'Users' })).toHaveCount(0);
   await expect(reviewerNav.getByRole('link', { name: 'Hosts' })).toHaveCount(0);
 
-  await page.goto('/users');
+  const denied = await page.goto('/users');
+  expect(denied?.status()).toBe(403);
   await expect(page.getByRole('heading', { name: "You don't have access" })).toBeVisible();
   await expect(page.getByRole('table')).toHaveCount(0);
   const me = await page.request.get('/api/me');
