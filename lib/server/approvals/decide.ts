@@ -1,0 +1,179 @@
+import 'server-only';
+import type { AgentContext, ApprovalResolution } from '@/lib/hooks';
+import type { Prisma } from '@/lib/generated/prisma/client';
+import { hasAnyRole } from '../auth/roles';
+import { db } from '../db';
+import { type DecidedBy, DecisionError } from './errors';
+import { publishTicketEvent } from './events';
+import { expireTicket } from './expire';
+import { buildResolution, type DecisionEdit, decisionVerdict } from './resolution';
+
+export type DecisionActor =
+  | { kind: 'human' | 'slack'; userId: string }
+  /** An automated resolver (webhook); authenticated by its caller. */
+  | { kind: 'resolver' };
+
+export interface DecideInput {
+  ticketId: string;
+  actor: DecisionActor;
+  outcome: 'approve' | 'reject';
+  /** The identity the decider was shown, echoed from the form or button. */
+  contextIdentity: string | null;
+  /** Approve with edit: a transform of the target (§5.2). */
+  edit?: DecisionEdit;
+  /** Required for reject: the reviewer's words, sent to the host as the deny's message. */
+  reason?: string;
+}
+
+export interface DecidedTicket {
+  id: string;
+  hostId: string;
+  status: 'approved' | 'rejected';
+  decidedAt: Date;
+  /** The released ApprovalResolution (§9), echoing the request's identity. */
+  resolution: ApprovalResolution;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Decides a pending ticket, once. The echoed identity must be the ticket's
+ * (a reviewer decides what they saw); the resolution is built and validated
+ * as a host would validate it before anything is written; the conditional
+ * update on `status = pending` (and the unique Decision.ticketId behind it)
+ * lets exactly one of racing decisions commit. Each decision leaves an audit
+ * event without payload. Throws DecisionError; on any throw nothing changed.
+ */
+export async function decideTicket(input: DecideInput): Promise<DecidedTicket> {
+  const prisma = await db();
+  const userId = await authorize(input.actor);
+  if (!UUID.test(input.ticketId)) throw notFound();
+  const ticket = await prisma.approvalTicket.findUnique({
+    where: { id: input.ticketId },
+    select: {
+      id: true,
+      hostId: true,
+      status: true,
+      expiresAt: true,
+      contextIdentity: true,
+      context: true,
+      redactedPaths: true,
+    },
+  });
+  if (!ticket) throw notFound();
+  if (ticket.status !== 'pending') throw await settledError(ticket.id);
+  if (ticket.expiresAt.getTime() <= Date.now()) {
+    await expireTicket(ticket.id);
+    throw await settledError(ticket.id);
+  }
+  // §9 echo: byte for byte, null echoes null.
+  if (input.contextIdentity !== ticket.contextIdentity) {
+    throw new DecisionError(
+      'identity_mismatch',
+      'The ticket changed since it was displayed (context identity differs); nothing was decided.',
+    );
+  }
+  const verdict = decisionVerdict(input.outcome, {
+    edit: input.edit,
+    reason: input.reason,
+    context: ticket.context as unknown as AgentContext,
+    redactedPaths: ticket.redactedPaths,
+  });
+  const resolution = buildResolution(ticket.contextIdentity, input.outcome, verdict);
+  const status = input.outcome === 'approve' ? 'approved' : 'rejected';
+  const now = new Date();
+
+  const won = await prisma.$transaction(async (tx) => {
+    const claimed = await tx.approvalTicket.updateMany({
+      where: { id: ticket.id, status: 'pending', expiresAt: { gt: now } },
+      data: { status, decidedAt: now, resolution: resolution as unknown as Prisma.InputJsonValue },
+    });
+    if (claimed.count !== 1) return false;
+    await tx.decision.create({
+      data: {
+        ticketId: ticket.id,
+        outcome: input.outcome,
+        verdict: verdict as unknown as Prisma.InputJsonValue,
+        contextIdentity: input.contextIdentity,
+        decidedByKind: input.actor.kind,
+        userId,
+        note: input.outcome === 'reject' ? (input.reason?.trim() ?? null) : null,
+        createdAt: now,
+      },
+    });
+    await tx.auditEvent.create({
+      data: {
+        actorId: userId,
+        actorKind: input.actor.kind === 'human' ? 'user' : input.actor.kind,
+        action: 'approval.decided',
+        targetType: 'approval_ticket',
+        targetId: ticket.id,
+        // Who, which identity, which outcome: never the context or the edited value.
+        details: {
+          outcome: input.outcome,
+          edited: Boolean(input.edit),
+          contextIdentity: input.contextIdentity,
+        },
+        createdAt: now,
+      },
+    });
+    return true;
+  });
+  if (!won) throw await settledError(ticket.id);
+  publishTicketEvent({ type: 'decided', ticketId: ticket.id, hostId: ticket.hostId });
+  return { id: ticket.id, hostId: ticket.hostId, status, decidedAt: now, resolution };
+}
+
+/** Humans (and Slack users) must be active reviewers or admins; host keys never get here. */
+async function authorize(actor: DecisionActor): Promise<string | null> {
+  if (actor.kind === 'resolver') return null;
+  if (actor.kind !== 'human' && actor.kind !== 'slack') {
+    throw new DecisionError('forbidden', 'Unknown kind of decider.');
+  }
+  const prisma = await db();
+  const user = UUID.test(actor.userId)
+    ? await prisma.user.findUnique({
+        where: { id: actor.userId },
+        select: { roles: true, disabled: true },
+      })
+    : null;
+  if (!user || user.disabled || !hasAnyRole(user.roles, ['reviewer'])) {
+    throw new DecisionError('forbidden', 'Only reviewers and admins decide approvals.');
+  }
+  return actor.userId;
+}
+
+function notFound(): DecisionError {
+  return new DecisionError('not_found', 'No such approval ticket.');
+}
+
+/** The error for a ticket that is no longer pending: who decided it and when, or expired. */
+async function settledError(ticketId: string): Promise<DecisionError> {
+  const prisma = await db();
+  const d = await prisma.decision.findUnique({
+    where: { ticketId },
+    select: {
+      outcome: true,
+      decidedByKind: true,
+      userId: true,
+      createdAt: true,
+      user: { select: { email: true } },
+    },
+  });
+  if (!d || d.outcome === 'unresolved') {
+    const e = new DecisionError('expired', 'The ticket expired before a decision.');
+    if (d) e.decidedAt = d.createdAt;
+    return e;
+  }
+  const decidedBy: DecidedBy = { kind: d.decidedByKind };
+  if (d.userId) decidedBy.userId = d.userId;
+  if (d.user?.email) decidedBy.email = d.user.email;
+  const who = decidedBy.email ?? decidedBy.kind;
+  const e = new DecisionError(
+    'already_decided',
+    `Already decided by ${who} at ${d.createdAt.toISOString()}.`,
+  );
+  e.decidedBy = decidedBy;
+  e.decidedAt = d.createdAt;
+  return e;
+}

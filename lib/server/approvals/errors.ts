@@ -1,0 +1,88 @@
+import 'server-only';
+
+/**
+ * Why a decision was refused. Stable codes: the inbox and tests match on
+ * `code`, the HTTP layer answers `status`.
+ */
+export type DecisionErrorCode =
+  | 'not_found'
+  | 'identity_mismatch'
+  | 'already_decided'
+  | 'expired'
+  | 'reason_required'
+  | 'edit_touches_redacted'
+  | 'edit_path_invalid'
+  | 'value_domain'
+  | 'resolution_invalid'
+  | 'forbidden';
+
+const STATUS: Record<DecisionErrorCode, number> = {
+  not_found: 404,
+  identity_mismatch: 409,
+  already_decided: 409,
+  expired: 409,
+  reason_required: 400,
+  edit_touches_redacted: 422,
+  edit_path_invalid: 422,
+  value_domain: 422,
+  resolution_invalid: 422,
+  forbidden: 403,
+};
+
+export type DecidedBy = { kind: string; userId?: string; email?: string };
+
+export class DecisionError extends Error {
+  readonly status: number;
+  /** Set for `already_decided`: who won, and when. */
+  decidedBy?: DecidedBy;
+  decidedAt?: Date;
+
+  constructor(
+    readonly code: DecisionErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DecisionError';
+    this.status = STATUS[code];
+  }
+}
+
+/**
+ * Why an approval request was refused at intake. Every one of them stores
+ * nothing; 400s are shape problems, 422s are well-formed requests the server
+ * cannot bind (identity, redaction).
+ */
+export type IntakeErrorCode =
+  | 'json_invalid'
+  | 'value_domain'
+  | 'request_invalid'
+  | 'identity_invalid'
+  | 'provider_invalid'
+  | 'point_invalid'
+  | 'verdict_invalid'
+  | 'verdict_not_liftable'
+  | 'context_invalid'
+  | 'label_invalid'
+  | 'timeout_invalid'
+  | 'payload_too_large'
+  | 'identity_mismatch'
+  | 'redaction_required';
+
+export class IntakeError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: IntakeErrorCode,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = 'IntakeError';
+    this.status =
+      code === 'identity_mismatch' || code === 'redaction_required'
+        ? 422
+        : code === 'payload_too_large'
+          ? 413
+          : 400;
+  }
+}

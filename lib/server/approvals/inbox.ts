@@ -1,0 +1,312 @@
+import 'server-only';
+import type { Prisma } from '@/lib/generated/prisma/client';
+import type { TicketStatus } from '@/lib/generated/prisma/enums';
+import { formatPath, INTERCEPTION_POINTS, parseTransformPath, TARGET_LOCATIONS } from '@/lib/hooks';
+import { db } from '@/lib/server/db';
+
+/**
+ * The reviewer inbox's read side: the queue (filters, counts, pages) and
+ * one ticket with everything a reviewer needs. Writes go through
+ * `decideTicket` (decide.ts); nothing here changes a ticket.
+ *
+ * The queue page must render in ≤ 300 ms with 10,000 pending tickets, so:
+ * pending rows come from the (status, expiresAt) index one page at a time,
+ * counts are one GROUP BY, and nothing loads contexts for the list.
+ */
+
+export const INBOX_PAGE_SIZE = 50;
+export const TICKET_STATUSES = ['pending', 'approved', 'rejected', 'expired'] as const;
+const DECIDED: TicketStatus[] = ['approved', 'rejected', 'expired'];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export type InboxFilters = {
+  host?: string;
+  agent?: string;
+  point?: string;
+  reason?: string;
+  status?: TicketStatus;
+  session?: string;
+  /** 1-based. */
+  page?: number;
+};
+
+export type InboxRow = {
+  id: string;
+  hostId: string;
+  hostName: string;
+  agentId: string;
+  agentLabel: string | null;
+  sessionId: string;
+  sessionLabel: string | null;
+  interceptionPoint: string;
+  toolName: string | null;
+  reason: string | null;
+  status: TicketStatus;
+  createdAt: Date;
+  expiresAt: Date;
+  decidedAt: Date | null;
+  decidedBy: string | null;
+};
+
+export type InboxPage = {
+  rows: InboxRow[];
+  /** Per status under the other filters (the status filter itself is left out). */
+  counts: Record<TicketStatus | 'all', number>;
+  total: number;
+  page: number;
+  pageCount: number;
+};
+
+/** Parses the queue's URL parameters; anything unknown is dropped, never guessed. */
+export function parseInboxFilters(
+  params: Record<string, string | string[] | undefined>,
+): InboxFilters {
+  const one = (k: string) => {
+    const v = params[k];
+    const s = (Array.isArray(v) ? v[0] : v)?.trim();
+    return s ? s.slice(0, 200) : undefined;
+  };
+  const status = one('status');
+  const point = one('point');
+  const page = Number(one('page') ?? '1');
+  return {
+    host: one('host'),
+    agent: one('agent'),
+    point: point && (INTERCEPTION_POINTS as readonly string[]).includes(point) ? point : undefined,
+    reason: one('reason'),
+    status: (TICKET_STATUSES as readonly string[]).includes(status ?? '')
+      ? (status as TicketStatus)
+      : undefined,
+    session: one('session'),
+    page: Number.isSafeInteger(page) && page >= 1 ? page : 1,
+  };
+}
+
+function whereOf(f: InboxFilters): Prisma.ApprovalTicketWhereInput {
+  const where: Prisma.ApprovalTicketWhereInput = {};
+  if (f.host) where.hostId = UUID.test(f.host) ? f.host : '00000000-0000-0000-0000-000000000000';
+  if (f.agent) where.agentId = f.agent;
+  if (f.point) where.interceptionPoint = f.point;
+  if (f.reason) where.reason = f.reason;
+  if (f.session) where.sessionId = { startsWith: f.session };
+  return where;
+}
+
+const rowSelect = {
+  id: true,
+  hostId: true,
+  agentId: true,
+  agentLabel: true,
+  sessionId: true,
+  sessionLabel: true,
+  interceptionPoint: true,
+  toolName: true,
+  reason: true,
+  status: true,
+  createdAt: true,
+  expiresAt: true,
+  decidedAt: true,
+  host: { select: { name: true } },
+  decision: { select: { decidedByKind: true, user: { select: { email: true } } } },
+} satisfies Prisma.ApprovalTicketSelect;
+
+type RowData = Prisma.ApprovalTicketGetPayload<{ select: typeof rowSelect }>;
+
+function toRow(t: RowData): InboxRow {
+  const { host, decision, ...rest } = t;
+  return {
+    ...rest,
+    hostName: host.name,
+    decidedBy: decision ? (decision.user?.email ?? decision.decidedByKind) : null,
+  };
+}
+
+/**
+ * One page of the queue: pending tickets first, soonest deadline first,
+ * then decided ones, most recent first. Offset pages over the two parts
+ * concatenated (a page may straddle the boundary).
+ */
+export async function listInboxTickets(filters: InboxFilters): Promise<InboxPage> {
+  const prisma = await db();
+  const base = whereOf(filters);
+  const grouped = await prisma.approvalTicket.groupBy({
+    by: ['status'],
+    where: base,
+    _count: { _all: true },
+  });
+  const counts = { all: 0, pending: 0, approved: 0, rejected: 0, expired: 0 };
+  for (const g of grouped) {
+    counts[g.status] = g._count._all;
+    counts.all += g._count._all;
+  }
+  const total = filters.status ? counts[filters.status] : counts.all;
+  const pageCount = Math.max(1, Math.ceil(total / INBOX_PAGE_SIZE));
+  const page = Math.min(filters.page ?? 1, pageCount);
+  const offset = (page - 1) * INBOX_PAGE_SIZE;
+
+  const pendingWanted = !filters.status || filters.status === 'pending';
+  const decidedStatuses = filters.status ? DECIDED.filter((s) => s === filters.status) : DECIDED;
+  const pendingTotal = pendingWanted ? counts.pending : 0;
+  const rows: RowData[] = [];
+  if (pendingWanted && offset < pendingTotal) {
+    rows.push(
+      ...(await prisma.approvalTicket.findMany({
+        where: { ...base, status: 'pending' },
+        orderBy: [{ expiresAt: 'asc' }, { id: 'asc' }],
+        skip: offset,
+        take: INBOX_PAGE_SIZE,
+        select: rowSelect,
+      })),
+    );
+  }
+  const room = INBOX_PAGE_SIZE - rows.length;
+  if (room > 0 && decidedStatuses.length > 0) {
+    rows.push(
+      ...(await prisma.approvalTicket.findMany({
+        where: { ...base, status: { in: decidedStatuses } },
+        orderBy: [{ decidedAt: { sort: 'desc', nulls: 'last' } }, { expiresAt: 'desc' }],
+        skip: Math.max(0, offset - pendingTotal),
+        take: room,
+        select: rowSelect,
+      })),
+    );
+  }
+  return { rows: rows.map(toRow), counts, total, page, pageCount };
+}
+
+/** The hosts, for the host filter (a short list: hosts are registered by admins). */
+export async function listInboxHosts(): Promise<{ id: string; name: string }[]> {
+  const prisma = await db();
+  return prisma.host.findMany({ select: { id: true, name: true }, orderBy: { name: 'asc' } });
+}
+
+/** For the polling fallback: enough to notice that something changed. */
+export async function inboxSummary(): Promise<{ pending: number; latest: string | null }> {
+  const prisma = await db();
+  const [pending, latest] = await Promise.all([
+    prisma.approvalTicket.count({ where: { status: 'pending' } }),
+    prisma.approvalTicket.findFirst({
+      orderBy: { createdAt: 'desc' },
+      select: { id: true, createdAt: true },
+    }),
+  ]);
+  return { pending, latest: latest ? `${latest.createdAt.toISOString()}/${latest.id}` : null };
+}
+
+/** What the interception record says about the fold that led here (§10.3). */
+export type FoldSummary = {
+  verdicts: { index: number; decision: string; reason?: string; name?: string }[];
+  foldTruncated: boolean | null;
+  interceptorsRegistered: number | null;
+  profile: string | null;
+};
+
+export type InboxTicket = Awaited<ReturnType<typeof loadTicket>> & {
+  hostName: string;
+  /** Context paths (`target.x`, `tool_call.args.x`) holding redacted values. */
+  redactedContextPaths: string[];
+  fold: FoldSummary | null;
+};
+
+async function loadTicket(id: string) {
+  const prisma = await db();
+  return prisma.approvalTicket.findUnique({
+    where: { id },
+    select: {
+      id: true,
+      hostId: true,
+      contextIdentity: true,
+      identityProvider: true,
+      interceptionPoint: true,
+      verdict: true,
+      context: true,
+      redactedPaths: true,
+      sessionId: true,
+      sequence: true,
+      agentId: true,
+      sessionLabel: true,
+      agentLabel: true,
+      toolName: true,
+      reason: true,
+      status: true,
+      createdAt: true,
+      expiresAt: true,
+      decidedAt: true,
+      resolution: true,
+      host: { select: { name: true } },
+      decision: {
+        select: {
+          outcome: true,
+          verdict: true,
+          decidedByKind: true,
+          note: true,
+          createdAt: true,
+          user: { select: { email: true, name: true } },
+        },
+      },
+    },
+  });
+}
+
+/** One ticket with its host, decision and fold summary; null when there is none. */
+export async function getInboxTicket(id: string): Promise<InboxTicket | null> {
+  if (!UUID.test(id)) return null;
+  const ticket = await loadTicket(id);
+  if (!ticket) return null;
+  return {
+    ...ticket,
+    hostName: ticket.host.name,
+    redactedContextPaths: redactedContextPaths(ticket.interceptionPoint, ticket.redactedPaths),
+    fold: await foldSummary(ticket),
+  };
+}
+
+/**
+ * `$target.x` lives twice in a context: under `target` and under the field
+ * it aliases (§4.3), and the redactor writes both; mark both.
+ */
+export function redactedContextPaths(point: string, paths: readonly string[]): string[] {
+  const alias = TARGET_LOCATIONS[point as keyof typeof TARGET_LOCATIONS];
+  const out: string[] = [];
+  for (const p of paths) {
+    const parsed = parseTransformPath(p);
+    if (!parsed.ok) continue;
+    // Normalized spelling, so the UI can compare paths as strings.
+    const rest = formatPath(parsed.segments).slice('$target'.length);
+    out.push(`target${rest}`);
+    if (alias) out.push(`${alias.join('.')}${rest}`);
+  }
+  return out;
+}
+
+/**
+ * The verdicts summary and `fold_truncated` come from the emission's
+ * record (§10.3), linked by ticket or by host + session + sequence. A
+ * pending ticket's record usually does not exist yet: null then.
+ */
+async function foldSummary(ticket: {
+  id: string;
+  hostId: string;
+  sessionId: string;
+  sequence: number | null;
+}): Promise<FoldSummary | null> {
+  const prisma = await db();
+  const or: Prisma.InterceptionRecordWhereInput[] = [{ ticketId: ticket.id }];
+  if (ticket.sequence !== null) {
+    or.push({ hostId: ticket.hostId, sessionId: ticket.sessionId, sequence: ticket.sequence });
+  }
+  const row = await prisma.interceptionRecord.findFirst({
+    where: { OR: or },
+    select: { record: true },
+  });
+  const record = row?.record as Record<string, unknown> | null | undefined;
+  if (!record || typeof record !== 'object') return null;
+  const composition = record.composition as { profile?: unknown } | undefined;
+  return {
+    verdicts: Array.isArray(record.verdicts) ? (record.verdicts as FoldSummary['verdicts']) : [],
+    foldTruncated: typeof record.fold_truncated === 'boolean' ? record.fold_truncated : null,
+    interceptorsRegistered:
+      typeof record.interceptors_registered === 'number' ? record.interceptors_registered : null,
+    profile: typeof composition?.profile === 'string' ? composition.profile : null,
+  };
+}

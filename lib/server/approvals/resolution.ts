@@ -1,0 +1,101 @@
+import 'server-only';
+import {
+  type AgentContext,
+  type ApprovalResolution,
+  applyTransform,
+  checkValueDomain,
+  formatPath,
+  type PathSegment,
+  parseTransformPath,
+  type Verdict,
+  validateResolution,
+} from '@/lib/hooks';
+import { DecisionError } from './errors';
+
+/** Reason on the deny a reviewer's rejection carries; their words go in `message`. */
+export const REJECTED_REASON = 'approval_rejected';
+
+export type DecisionEdit = { path: string; value: unknown };
+
+/**
+ * The verdict a decision releases: allow, a transform of the target (approve
+ * with edit), or a deny carrying the reviewer's reason (§9).
+ */
+export function decisionVerdict(
+  outcome: 'approve' | 'reject',
+  opts: { edit?: DecisionEdit; reason?: string; context: AgentContext; redactedPaths: string[] },
+): Verdict {
+  if (outcome === 'reject') {
+    const message = opts.reason?.trim();
+    if (!message) throw new DecisionError('reason_required', 'A rejection needs a reason.');
+    return { decision: 'deny', reason: REJECTED_REASON, message };
+  }
+  if (!opts.edit) return { decision: 'allow' };
+  const { path, value } = opts.edit;
+  const parsed = parseTransformPath(path);
+  if (!parsed.ok) {
+    throw new DecisionError(
+      'edit_path_invalid',
+      `The edit path is not a $target path: ${parsed.message}`,
+    );
+  }
+  const canonical = formatPath(parsed.segments);
+  for (const redacted of opts.redactedPaths) {
+    const r = parseTransformPath(redacted);
+    if (r.ok && overlaps(parsed.segments, r.segments)) {
+      throw new DecisionError(
+        'edit_touches_redacted',
+        `The edit touches the redacted path ${formatPath(r.segments)}; the reviewer never saw its value.`,
+      );
+    }
+  }
+  try {
+    checkValueDomain(value === undefined ? null : value);
+  } catch (err) {
+    throw new DecisionError(
+      'value_domain',
+      `The edited value is not interoperable JSON: ${err instanceof Error ? err.message : 'invalid'}`,
+    );
+  }
+  const applied = applyTransform(opts.context, { path: canonical, value: value ?? null });
+  if (!applied.ok) {
+    throw new DecisionError('edit_path_invalid', `The edit cannot apply: ${applied.message}`);
+  }
+  return { decision: 'transform', transform: { path: canonical, value: value ?? null } };
+}
+
+/** One path is a prefix of the other: editing either reads or rewrites redacted content. */
+function overlaps(a: readonly PathSegment[], b: readonly PathSegment[]): boolean {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x.kind === 'member' && y.kind === 'member' && x.name === y.name) continue;
+    if (x.kind === 'index' && y.kind === 'index' && x.index === y.index) continue;
+    return false;
+  }
+  return true;
+}
+
+/**
+ * The resolution the host will receive, checked exactly as a host checks it
+ * (§9 order, against the request's identity); a failure releases nothing.
+ */
+export function buildResolution(
+  identity: string | null,
+  outcome: ApprovalResolution['outcome'],
+  verdict?: Verdict,
+): ApprovalResolution {
+  const resolution: ApprovalResolution =
+    outcome === 'unresolved'
+      ? { outcome, context_identity: identity }
+      : { outcome, context_identity: identity, verdict };
+  const check = validateResolution(resolution, identity);
+  if (!check.ok) {
+    throw new DecisionError(
+      'resolution_invalid',
+      `The resolution would fail §9 validation (${check.reason}); nothing was released.`,
+    );
+  }
+  return resolution;
+}
