@@ -1,0 +1,122 @@
+import { formatPath, HOST_ERRORS, parseTransformPath } from '@/lib/hooks';
+import { formatDuration, parseDuration } from './duration';
+
+/**
+ * Validation of what an admin types for a host. Each problem is a field
+ * error with a stable code; the services refuse the whole change when any
+ * field is wrong (nothing is written).
+ */
+
+export type FieldErrors = Record<string, { code: string; message: string }>;
+
+export const HOST_NAME_MAX = 64;
+export const DESCRIPTION_MAX = 500;
+export const TIMEOUT_MIN_MS = 10_000;
+export const TIMEOUT_MAX_MS = 7 * 86_400_000;
+export const REDACTION_PATHS_MAX = 50;
+const REDACTION_PATH_MAX_LENGTH = 512;
+
+export function checkHostName(raw: unknown, fields: FieldErrors): string {
+  const name = typeof raw === 'string' ? raw.trim() : '';
+  if (!name || name.length > HOST_NAME_MAX || /\p{Cc}/u.test(name)) {
+    fields.name = {
+      code: 'host_name_invalid',
+      message: `Name the host (1 to ${HOST_NAME_MAX} characters, one line).`,
+    };
+  }
+  return name;
+}
+
+export function checkDescription(raw: unknown, fields: FieldErrors): string {
+  const text = typeof raw === 'string' ? raw.trim() : '';
+  if (text.length > DESCRIPTION_MAX) {
+    fields.description = {
+      code: 'description_too_long',
+      message: `Use at most ${DESCRIPTION_MAX} characters.`,
+    };
+  }
+  return text;
+}
+
+/** A timeout given as milliseconds (number) or as a human duration (string). */
+export function checkTimeout(raw: unknown, field: string, fields: FieldErrors): number {
+  const ms =
+    typeof raw === 'number' ? raw : typeof raw === 'string' ? parseDuration(raw) : Number.NaN;
+  if (ms === null || !Number.isSafeInteger(ms)) {
+    fields[field] = {
+      code: 'timeout_invalid',
+      message: 'Enter a duration such as 90s, 15m, 2h, 1d or 1h 30m (a bare number is minutes).',
+    };
+    return Number.NaN;
+  }
+  if (ms < TIMEOUT_MIN_MS || ms > TIMEOUT_MAX_MS) {
+    fields[field] = {
+      code: 'timeout_out_of_range',
+      message: `Use between ${formatDuration(TIMEOUT_MIN_MS)} and ${formatDuration(TIMEOUT_MAX_MS)}.`,
+    };
+  }
+  return ms;
+}
+
+/** The default deadline must fit under the maximum a request may ask for. */
+export function checkTimeoutOrder(defaultMs: number, maxMs: number, fields: FieldErrors): void {
+  if (fields.defaultTimeout || fields.maxTimeout) return;
+  if (defaultMs > maxMs) {
+    fields.defaultTimeout = {
+      code: 'default_timeout_above_max',
+      message: `The default (${formatDuration(defaultMs)}) must not exceed the maximum (${formatDuration(maxMs)}).`,
+    };
+  }
+}
+
+/**
+ * Redaction paths, one per line (or a list): each must parse as a §5.2
+ * path rooted at `$target` (the deprecated `$policy_target` alias is not
+ * accepted for new configuration). Blank lines are skipped, duplicates
+ * dropped, and paths stored in canonical form. The error names the line.
+ */
+export function checkRedactionPaths(raw: unknown, fields: FieldErrors): string[] {
+  const lines =
+    typeof raw === 'string' ? raw.split(/\r?\n/) : Array.isArray(raw) ? raw.map(String) : null;
+  if (lines === null) {
+    fields.redactionPaths = { code: 'redaction_path_invalid', message: 'Give one path per line.' };
+    return [];
+  }
+  const out: string[] = [];
+  for (const [i, line] of lines.entries()) {
+    const path = line.trim();
+    if (!path) continue;
+    const problem = redactionPathProblem(path);
+    if (typeof problem === 'string') {
+      const shown = path.length > 60 ? `${path.slice(0, 60)}…` : path;
+      fields.redactionPaths = {
+        code: 'redaction_path_invalid',
+        message: `Line ${i + 1} (${shown}): ${problem}`,
+      };
+      return [];
+    }
+    if (!out.includes(problem.canonical)) out.push(problem.canonical);
+  }
+  if (out.length > REDACTION_PATHS_MAX) {
+    fields.redactionPaths = {
+      code: 'redaction_paths_too_many',
+      message: `Use at most ${REDACTION_PATHS_MAX} paths.`,
+    };
+  }
+  return out;
+}
+
+/** What is wrong with a path (a message), or its canonical spelling. */
+function redactionPathProblem(path: string): string | { canonical: string } {
+  if (path.length > REDACTION_PATH_MAX_LENGTH) {
+    return `a path has at most ${REDACTION_PATH_MAX_LENGTH} characters.`;
+  }
+  const parsed = parseTransformPath(path);
+  if (!parsed.ok) {
+    return parsed.reason === HOST_ERRORS.transformTargetForbidden
+      ? 'a path must start with $target (e.g. $target.args.password).'
+      : `not a valid path (${parsed.message.replace(/^transform\.path /, '')}).`;
+  }
+  if (parsed.deprecatedRoot) return 'write $target instead of the deprecated $policy_target.';
+  return { canonical: formatPath(parsed.segments) };
+}
