@@ -1,8 +1,10 @@
 import { expect, test } from '@playwright/test';
 import { E2E_ADMIN, SCREENSHOTS, signIn, signOut } from './fixtures';
 
+// A fresh address per run of the creating test, so that retries and
+// --repeat-each work against the same database.
 const REVIEWER = {
-  email: 'rita.reviewer@e2e.test',
+  email: '',
   name: 'Rita Reviewer',
   password: 'reviewer-pass-123',
 };
@@ -53,6 +55,7 @@ test('a wrong password shows an error and signs nobody in', async ({ page }) => 
 test('an admin creates a reviewer and signs out; the reviewer cannot reach Users', async ({
   page,
 }) => {
+  REVIEWER.email = `rita.${Date.now().toString(36)}@e2e.test`;
   await signIn(page, E2E_ADMIN.email, E2E_ADMIN.password, '/users');
   await expect(page).toHaveURL(/\/users$/);
   const nav = page.getByRole('navigation', { name: 'Main' });

@@ -23,26 +23,27 @@ test('an SSO identity without a Checkpoint user is told to ask an admin', async 
 });
 
 test('SSO signs in a user an admin added, linking by verified email', async ({ page }) => {
+  const email = `sam.${Date.now().toString(36)}@e2e.test`;
   await signIn(page, E2E_ADMIN.email, E2E_ADMIN.password, '/users');
   const form = page.getByRole('form', { name: 'Add a user' });
-  await form.getByLabel('Email').fill('sam.sso@e2e.test');
+  await form.getByLabel('Email').fill(email);
   await form.getByRole('checkbox', { name: /auditor/ }).check();
   await form.getByLabel('Initial password').fill('sam-initial-password');
   await form.getByRole('button', { name: 'Add user' }).click();
-  await expect(form.getByRole('status')).toHaveText('Added sam.sso@e2e.test.');
+  await expect(form.getByRole('status')).toHaveText(`Added ${email}.`);
   await signOut(page);
 
   // An unverified email does not link.
-  await ssoSignIn(page, 'sam.sso@e2e.test', { verified: false });
+  await ssoSignIn(page, email, { verified: false });
   await expect(page).toHaveURL(/\/sign-in\?error=sso_unknown_user/);
 
-  await ssoSignIn(page, 'sam.sso@e2e.test');
+  await ssoSignIn(page, email);
   await expect(page).toHaveURL(/\/$/);
   const nav = page.getByRole('navigation', { name: 'Main' });
   await expect(nav.getByRole('link', { name: 'Audit' })).toBeVisible();
   await expect(nav.getByRole('link', { name: 'Users' })).toHaveCount(0);
   const me = await (await page.request.get('/api/me')).json();
-  expect(me).toMatchObject({ email: 'sam.sso@e2e.test', roles: ['auditor'] });
+  expect(me).toMatchObject({ email, roles: ['auditor'] });
   await page.goto('/profile');
   await expect(page.getByRole('definition').filter({ hasText: /^linked$/ })).toBeVisible();
 });
