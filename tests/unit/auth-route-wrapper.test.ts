@@ -100,7 +100,7 @@ describe('route() wrapper', () => {
     expect((await auditors(req(), ctx())).status).toBe(200);
   });
 
-  it('fails closed for host authentication until API keys exist', async () => {
+  it('host routes without a valid API key answer 401 and never run the handler', async () => {
     const handler = vi.fn(() => ({ ok: true }));
     const hostRoute = route({ auth: 'host' }, handler);
     const req = new NextRequest('http://localhost/api/v1/x', {
