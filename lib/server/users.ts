@@ -157,7 +157,7 @@ export async function listUsers(actor: Actor): Promise<UserSummary[]> {
 export async function getUser(actor: Actor, userId: string): Promise<UserSummary> {
   requireAdmin(actor);
   const prisma = await db();
-  return toSummary(await findTarget(prisma as unknown as Tx, userId));
+  return toSummary(await findTarget(prisma, userId));
 }
 
 export type UserEvent = {
