@@ -8,6 +8,8 @@ import { publishTicketEvent } from './events';
 import { expireTicket } from './expire';
 import { buildResolution, type DecisionEdit, decisionVerdict } from './resolution';
 
+export { type DecidedBy, DecisionError, type DecisionErrorCode } from './errors';
+
 export type DecisionActor =
   | { kind: 'human' | 'slack'; userId: string }
   /** An automated resolver (webhook); authenticated by its caller. */

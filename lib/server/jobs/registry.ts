@@ -1,5 +1,6 @@
 import 'server-only';
 import type { z } from 'zod';
+import { approvalExpireJob } from './approval-expire';
 import { auditPingJob } from './audit-ping';
 import type { JobDefinition } from './define-job';
 import { housekeepingJob } from './housekeeping';
@@ -11,6 +12,7 @@ import { housekeepingJob } from './housekeeping';
 export const jobRegistry = {
   'audit.ping': auditPingJob,
   'housekeeping.run': housekeepingJob,
+  'approvals.expire': approvalExpireJob,
 } satisfies Record<string, JobDefinition>;
 
 export type JobName = keyof typeof jobRegistry;

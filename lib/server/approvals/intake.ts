@@ -1,0 +1,146 @@
+import 'server-only';
+import { parseJsonText, ValueDomainError } from '@/lib/hooks';
+import type { Prisma } from '@/lib/generated/prisma/client';
+import { db } from '../db';
+import { approvalExpireDedupeKey } from '../jobs/approval-expire';
+import { enqueueInTx } from '../queue/outbox';
+import { IntakeError } from './errors';
+import { publishTicketEvent } from './events';
+import { bindContext } from './redact-request';
+import { ensureApprovalsRuntime } from './runtime';
+import { validateApprovalRequest } from './validate-request';
+
+/** The largest request body accepted (§12.3: the engine's context bound, plus the envelope). */
+export const MAX_REQUEST_BYTES = 5 * 1024 * 1024 + 64 * 1024;
+
+export interface TicketRef {
+  id: string;
+  hostId: string;
+  status: 'pending' | 'approved' | 'rejected' | 'expired';
+  expiresAt: Date;
+  contextIdentity: string | null;
+}
+
+/**
+ * The raw-text funnel: integers beyond ±(2^53−1), lone surrogates, duplicate
+ * members and excessive depth are refused on the text, before JSON.parse can
+ * round or drop anything (§4.4, §10.2).
+ */
+export function parseApprovalText(text: string): unknown {
+  try {
+    return parseJsonText(text, { maxBytes: MAX_REQUEST_BYTES });
+  } catch (err) {
+    if (!(err instanceof ValueDomainError)) throw err;
+    try {
+      JSON.parse(text);
+    } catch {
+      throw new IntakeError('json_invalid', 'The body is not valid JSON.');
+    }
+    throw new IntakeError('value_domain', err.message);
+  }
+}
+
+/**
+ * Intake of one approval request for `hostId`: validate (§4, §5, §9),
+ * redact with the host's paths and bind the identity (redact-request.ts),
+ * then write the ticket and its expiry job in one transaction. The same
+ * host + identity again returns the existing ticket (`created: false`),
+ * whatever its state. Throws IntakeError; a refused request stores nothing.
+ */
+export async function createApprovalTicket(
+  hostId: string,
+  body: unknown,
+): Promise<{ ticket: TicketRef; created: boolean }> {
+  ensureApprovalsRuntime();
+  const req = validateApprovalRequest(body);
+  const prisma = await db();
+  const host = await prisma.host.findUnique({
+    where: { id: hostId },
+    select: { defaultTimeoutMs: true, maxTimeoutMs: true, redactionPaths: true, archivedAt: true },
+  });
+  if (!host || host.archivedAt) throw new Error(`host ${hostId} is not active`);
+  if (req.timeoutMs !== undefined && req.timeoutMs > host.maxTimeoutMs) {
+    throw new IntakeError(
+      'timeout_invalid',
+      `timeout_ms exceeds this host's maximum of ${host.maxTimeoutMs} ms.`,
+      { maxTimeoutMs: host.maxTimeoutMs },
+    );
+  }
+  const bound = bindContext(
+    req.context,
+    host.redactionPaths,
+    req.contextIdentity,
+    req.identityProvider,
+  );
+
+  if (req.contextIdentity !== null) {
+    const existing = await findByIdentity(hostId, req.contextIdentity);
+    if (existing) return { ticket: existing, created: false };
+  }
+
+  const ctx = bound.context;
+  const toolCall = (ctx as { tool_call?: { name?: unknown } }).tool_call;
+  const now = Date.now();
+  const expiresAt = new Date(now + (req.timeoutMs ?? host.defaultTimeoutMs));
+  let ticket: TicketRef;
+  try {
+    ticket = await prisma.$transaction(async (tx) => {
+      const row = await tx.approvalTicket.create({
+        data: {
+          hostId,
+          contextIdentity: req.contextIdentity,
+          identityProvider: req.identityProvider,
+          interceptionPoint: ctx.interception_point,
+          verdict: req.verdict as unknown as Prisma.InputJsonValue,
+          context: ctx as unknown as Prisma.InputJsonValue,
+          redactedPaths: bound.redactedPaths,
+          sessionId: ctx.session.id,
+          sequence:
+            Number.isSafeInteger(ctx.sequence) && ctx.sequence <= 2_147_483_647
+              ? ctx.sequence
+              : null,
+          agentId: ctx.agent.id,
+          sessionLabel: req.sessionLabel ?? null,
+          agentLabel: req.agentLabel ?? null,
+          toolName: typeof toolCall?.name === 'string' ? toolCall.name : null,
+          reason: req.verdict.reason ?? null,
+          createdAt: new Date(now),
+          expiresAt,
+        },
+        select: TICKET_REF,
+      });
+      await enqueueInTx(tx, {
+        kind: 'approvals.expire',
+        payload: { ticketId: row.id },
+        dedupeKey: approvalExpireDedupeKey(row.id),
+        availableAt: expiresAt,
+      });
+      return row;
+    });
+  } catch (err) {
+    // Two posts of the same request raced; the other one created it.
+    if ((err as { code?: string }).code === 'P2002' && req.contextIdentity !== null) {
+      const existing = await findByIdentity(hostId, req.contextIdentity);
+      if (existing) return { ticket: existing, created: false };
+    }
+    throw err;
+  }
+  publishTicketEvent({ type: 'created', ticketId: ticket.id, hostId });
+  return { ticket, created: true };
+}
+
+const TICKET_REF = {
+  id: true,
+  hostId: true,
+  status: true,
+  expiresAt: true,
+  contextIdentity: true,
+} as const;
+
+async function findByIdentity(hostId: string, contextIdentity: string): Promise<TicketRef | null> {
+  const prisma = await db();
+  return prisma.approvalTicket.findUnique({
+    where: { hostId_contextIdentity: { hostId, contextIdentity } },
+    select: TICKET_REF,
+  });
+}
