@@ -1,0 +1,367 @@
+import 'server-only';
+import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { db } from '@/lib/server/db';
+import { ApiError } from '@/lib/server/http/api-error';
+import { chainHashOf } from './chain';
+import { countIngested } from './metrics';
+import {
+  type PreparedRecord,
+  prepareRecord,
+  type RecordError,
+  recordColumns,
+} from './validate-record';
+
+/**
+ * The one write path of the audit store (there is no update path, and the
+ * retention job is the only delete). A batch is all or nothing: every record
+ * is judged first, then one transaction locks the batch's session chains,
+ * classifies each record as new, duplicate or conflicting, inserts the new
+ * ones in one statement and moves the chain heads. The caller answers 2xx
+ * only after this resolves, i.e. after commit.
+ *
+ * Out-of-order arrival: a session's chain follows arrival order. Within a
+ * batch records are chained in sequence order; a later batch may carry a
+ * lower sequence (parallel tool calls finish out of order), which is
+ * appended after the current head rather than refused, so nothing a host
+ * emitted is lost. The timeline orders by sequence; verification walks the
+ * chain in stored (id) order and reports sequence holes separately.
+ */
+
+export type IngestResult = { accepted: number; duplicates: number };
+
+export type IngestOptions = {
+  /** Recorded on every row; records themselves carry no agent id (§10.3). */
+  agentId?: string | null;
+  /** Records that already failed to parse (NDJSON lines), reported with the rest. */
+  parseErrors?: RecordError[];
+};
+
+export type RecordConflict = { index: number; session_id: string; sequence: number };
+
+const TX_TIMEOUT_MS = 60_000;
+
+export async function ingestRecords(
+  hostId: string,
+  values: unknown[],
+  opts: IngestOptions = {},
+): Promise<IngestResult> {
+  const prepared = prepareAll(values, opts.parseErrors ?? []);
+  if (prepared.length === 0) return { accepted: 0, duplicates: 0 };
+  const { unique, duplicates } = dedupeWithinBatch(prepared);
+  const prisma = await db();
+  const result = await prisma.$transaction(
+    (tx) => appendInTx(tx as unknown as PrismaClient, hostId, unique, opts.agentId ?? null),
+    { timeout: TX_TIMEOUT_MS, maxWait: TX_TIMEOUT_MS },
+  );
+  countIngested(result.inserted);
+  return {
+    accepted: result.inserted.length,
+    duplicates: duplicates + unique.length - result.inserted.length,
+  };
+}
+
+function prepareAll(values: unknown[], parseErrors: RecordError[]): PreparedRecord[] {
+  const errors = [...parseErrors];
+  const failed = new Set(parseErrors.map((e) => e.index));
+  const prepared: PreparedRecord[] = [];
+  values.forEach((value, index) => {
+    if (failed.has(index)) return;
+    const checked = prepareRecord(value, index);
+    if (checked.ok) prepared.push(checked.value);
+    else errors.push(checked.error);
+  });
+  if (errors.length > 0) {
+    errors.sort((a, b) => a.index - b.index);
+    throw new ApiError(
+      400,
+      'records_invalid',
+      `${errors.length} of ${values.length} records were refused; nothing was stored.`,
+      { errors },
+    );
+  }
+  return prepared;
+}
+
+function keyOf(r: PreparedRecord): string {
+  return r.hostFailure ? `f\u0000${r.contentHash}` : `s\u0000${r.sessionId}\u0000${r.sequence}`;
+}
+
+/** Identical repeats inside one request count as duplicates; different ones are a conflict. */
+function dedupeWithinBatch(prepared: PreparedRecord[]) {
+  const seen = new Map<string, PreparedRecord>();
+  const conflicts: RecordConflict[] = [];
+  let duplicates = 0;
+  for (const r of prepared) {
+    const key = keyOf(r);
+    const first = seen.get(key);
+    if (!first) seen.set(key, r);
+    else if (first.contentHash === r.contentHash) duplicates++;
+    else conflicts.push({ index: r.index, session_id: r.sessionId, sequence: r.sequence });
+  }
+  if (conflicts.length > 0) throw conflictError(conflicts, 'in this request');
+  return { unique: [...seen.values()], duplicates };
+}
+
+function conflictError(conflicts: RecordConflict[], where: string): ApiError {
+  return new ApiError(
+    409,
+    'record_conflict',
+    `${conflicts.length} records differ from a record already ${where} with the same host, session_id and sequence; nothing was stored.`,
+    { conflicts },
+  );
+}
+
+type Chain = { sessionId: string; headHash: string };
+
+async function appendInTx(
+  tx: PrismaClient,
+  hostId: string,
+  records: PreparedRecord[],
+  agentId: string | null,
+): Promise<{ inserted: PreparedRecord[] }> {
+  const chained = records.filter((r) => !r.hostFailure);
+  const failures = records.filter((r) => r.hostFailure);
+  const sessions = [...new Set(chained.map((r) => r.sessionId))].sort();
+  const heads = await lockChains(tx, hostId, sessions);
+
+  const fresh = await dropStored(tx, hostId, chained, failures);
+  if (fresh.length === 0) return { inserted: [] };
+  const tickets = await ticketsFor(tx, hostId, fresh);
+  const rows = linkChains(fresh, heads);
+
+  const inserted = await insertRows(tx, hostId, rows, tickets, agentId);
+  const chainedRows = rows.filter((r) => !r.rec.hostFailure).length;
+  if (inserted.chained !== chainedRows) {
+    // Cannot happen under the chain lock; if it does, the heads would point at
+    // rows that do not exist, so roll back and let the host retry.
+    throw new Error(`chained insert stored ${inserted.chained} of ${chainedRows} rows`);
+  }
+  await moveHeads(tx, hostId, rows);
+  // A concurrent batch may have stored the same host-failure record first
+  // (they take no chain lock); ON CONFLICT skipped it, which is a duplicate.
+  const failuresStored = inserted.total - inserted.chained;
+  let failuresLeft = failuresStored;
+  return {
+    inserted: rows.map((r) => r.rec).filter((r) => !r.hostFailure || failuresLeft-- > 0),
+  };
+}
+
+/**
+ * Creates missing SessionChain rows and locks them all, in session order, so
+ * that concurrent batches touching one session serialize and never deadlock.
+ */
+async function lockChains(tx: PrismaClient, hostId: string, sessions: string[]) {
+  const heads = new Map<string, Chain>();
+  if (sessions.length === 0) return heads;
+  await tx.$executeRawUnsafe(
+    `INSERT INTO "SessionChain" ("hostId", "sessionId", "lastSequence", "headHash", "recordCount", "updatedAt")
+     SELECT $1::uuid, s, -1, '', 0, now() FROM unnest($2::text[]) AS s
+     ON CONFLICT ("hostId", "sessionId") DO NOTHING`,
+    hostId,
+    sessions,
+  );
+  const rows = await tx.$queryRawUnsafe<Chain[]>(
+    `SELECT "sessionId", "headHash" FROM "SessionChain"
+     WHERE "hostId" = $1::uuid AND "sessionId" = ANY($2::text[])
+     ORDER BY "sessionId" FOR UPDATE`,
+    hostId,
+    sessions,
+  );
+  for (const row of rows) heads.set(row.sessionId, row);
+  return heads;
+}
+
+/** Removes records already stored (identical → duplicate) and refuses different ones (409). */
+async function dropStored(
+  tx: PrismaClient,
+  hostId: string,
+  chained: PreparedRecord[],
+  failures: PreparedRecord[],
+): Promise<PreparedRecord[]> {
+  const stored = new Map<string, string>();
+  if (chained.length > 0) {
+    const rows = await tx.$queryRawUnsafe<
+      { sessionId: string; sequence: number; contentHash: string }[]
+    >(
+      `SELECT "sessionId", "sequence", "contentHash" FROM "InterceptionRecord"
+       WHERE "hostId" = $1::uuid AND "dedupeKey" = ''
+         AND ("sessionId", "sequence") IN (SELECT * FROM unnest($2::text[], $3::int[]))`,
+      hostId,
+      chained.map((r) => r.sessionId),
+      chained.map((r) => r.sequence),
+    );
+    for (const row of rows)
+      stored.set(`s\u0000${row.sessionId}\u0000${row.sequence}`, row.contentHash);
+  }
+  if (failures.length > 0) {
+    const rows = await tx.$queryRawUnsafe<{ dedupeKey: string }[]>(
+      `SELECT "dedupeKey" FROM "InterceptionRecord"
+       WHERE "hostId" = $1::uuid AND "sessionId" = '' AND "sequence" = -1
+         AND "dedupeKey" = ANY($2::text[])`,
+      hostId,
+      failures.map((r) => r.contentHash),
+    );
+    for (const row of rows) stored.set(`f\u0000${row.dedupeKey}`, row.dedupeKey);
+  }
+  if (stored.size === 0) return [...chained, ...failures];
+  const conflicts: RecordConflict[] = [];
+  const fresh: PreparedRecord[] = [];
+  for (const r of [...chained, ...failures]) {
+    const hash = stored.get(keyOf(r));
+    if (hash === undefined) fresh.push(r);
+    else if (hash !== r.contentHash) {
+      conflicts.push({ index: r.index, session_id: r.sessionId, sequence: r.sequence });
+    }
+  }
+  if (conflicts.length > 0) {
+    conflicts.sort((a, b) => a.index - b.index);
+    throw conflictError(conflicts, 'stored');
+  }
+  return fresh;
+}
+
+/** Approval tickets of the same host, session id and sequence (issue 5 links them this way). */
+async function ticketsFor(tx: PrismaClient, hostId: string, records: PreparedRecord[]) {
+  const candidates = records.filter((r) => !r.hostFailure && r.record.resolved_by != null);
+  const byKey = new Map<string, string>();
+  if (candidates.length === 0) return byKey;
+  const rows = await tx.$queryRawUnsafe<{ id: string; sessionId: string; sequence: number }[]>(
+    `SELECT DISTINCT ON ("sessionId", "sequence") id::text AS id, "sessionId", "sequence"
+     FROM "ApprovalTicket"
+     WHERE "hostId" = $1::uuid
+       AND ("sessionId", "sequence") IN (SELECT * FROM unnest($2::text[], $3::int[]))
+     ORDER BY "sessionId", "sequence", "createdAt" DESC`,
+    hostId,
+    candidates.map((r) => r.sessionId),
+    candidates.map((r) => r.sequence),
+  );
+  for (const row of rows) byKey.set(`${row.sessionId}\u0000${row.sequence}`, row.id);
+  return byKey;
+}
+
+type Row = { rec: PreparedRecord; chainHash: string; prevHash: string | null };
+
+/** Chains each session's new records in sequence order after its current head. */
+function linkChains(records: PreparedRecord[], heads: Map<string, Chain>): Row[] {
+  const sorted = [...records].sort(
+    (a, b) =>
+      Number(a.hostFailure) - Number(b.hostFailure) ||
+      (a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0) ||
+      a.sequence - b.sequence,
+  );
+  const head = new Map<string, string>();
+  for (const [s, c] of heads) head.set(s, c.headHash);
+  return sorted.map((rec) => {
+    if (rec.hostFailure) {
+      // Outside every chain: the link is over the record alone.
+      return { rec, chainHash: chainHashOf(null, rec.canonical), prevHash: null };
+    }
+    const prev = head.get(rec.sessionId) || null;
+    const chainHash = chainHashOf(prev, rec.canonical);
+    head.set(rec.sessionId, chainHash);
+    return { rec, chainHash, prevHash: prev };
+  });
+}
+
+const COLUMNS = [
+  ['sessionId', 'text'],
+  ['sequence', 'int'],
+  ['interceptionPoint', 'text'],
+  ['mode', 'text'],
+  ['decision', 'text'],
+  ['reason', 'text'],
+  ['resolvedBy', 'text'],
+  ['foldTruncated', 'boolean'],
+  ['decidedBy', 'int'],
+  ['hostError', 'boolean'],
+  ['identityProvider', 'text'],
+  ['inputIdentity', 'text'],
+  ['enforcedIdentity', 'text'],
+  ['timestamp', 'timestamp(3)'],
+  ['record', 'jsonb'],
+  ['chainHash', 'text'],
+  ['prevHash', 'text'],
+  ['ticketId', 'uuid'],
+  ['contentHash', 'text'],
+  ['hostFailure', 'boolean'],
+  ['dedupeKey', 'text'],
+] as const;
+
+type ColumnName = (typeof COLUMNS)[number][0];
+
+/** The whole batch in one INSERT … SELECT FROM unnest(…): one round trip, ids in chain order. */
+async function insertRows(
+  tx: PrismaClient,
+  hostId: string,
+  rows: Row[],
+  tickets: Map<string, string>,
+  agentId: string | null,
+): Promise<{ total: number; chained: number }> {
+  const arrays = Object.fromEntries(COLUMNS.map(([name]) => [name, [] as unknown[]])) as Record<
+    ColumnName,
+    unknown[]
+  >;
+  for (const { rec, chainHash, prevHash } of rows) {
+    const c = recordColumns(rec.record);
+    const values: Record<ColumnName, unknown> = {
+      ...c,
+      sessionId: rec.sessionId,
+      sequence: rec.sequence,
+      timestamp: c.timestamp?.toISOString() ?? null,
+      record: rec.canonical,
+      chainHash,
+      prevHash,
+      ticketId: tickets.get(`${rec.sessionId}\u0000${rec.sequence}`) ?? null,
+      contentHash: rec.contentHash,
+      hostFailure: rec.hostFailure,
+      dedupeKey: rec.hostFailure ? rec.contentHash : '',
+    };
+    for (const [name] of COLUMNS) arrays[name].push(values[name]);
+  }
+  const names = COLUMNS.map(([n]) => `"${n}"`).join(', ');
+  const unnest = COLUMNS.map(([, type], i) => `$${i + 3}::${type}[]`).join(', ');
+  const cols = COLUMNS.map(([n]) => `u."${n}"`).join(', ');
+  const stored = await tx.$queryRawUnsafe<{ failures: number; total: number }[]>(
+    `WITH ins AS (
+       INSERT INTO "InterceptionRecord" ("hostId", "agentId", ${names})
+       SELECT $1::uuid, $2::text, ${cols}
+       FROM unnest(${unnest}) WITH ORDINALITY AS u(${names}, ord)
+       ORDER BY u.ord
+       ON CONFLICT DO NOTHING
+       RETURNING "hostFailure")
+     SELECT count(*)::int AS total, count(*) FILTER (WHERE "hostFailure")::int AS failures FROM ins`,
+    hostId,
+    agentId,
+    ...COLUMNS.map(([name]) => arrays[name]),
+  );
+  const { total, failures } = stored[0] ?? { total: 0, failures: 0 };
+  return { total, chained: total - failures };
+}
+
+async function moveHeads(tx: PrismaClient, hostId: string, rows: Row[]): Promise<void> {
+  const bySession = new Map<string, { head: string; last: number; n: number }>();
+  for (const { rec, chainHash } of rows) {
+    if (rec.hostFailure) continue;
+    const s = bySession.get(rec.sessionId);
+    if (!s) bySession.set(rec.sessionId, { head: chainHash, last: rec.sequence, n: 1 });
+    else {
+      s.head = chainHash;
+      s.last = Math.max(s.last, rec.sequence);
+      s.n++;
+    }
+  }
+  if (bySession.size === 0) return;
+  const entries = [...bySession.entries()];
+  await tx.$executeRawUnsafe(
+    `UPDATE "SessionChain" c
+     SET "headHash" = u.head, "lastSequence" = GREATEST(c."lastSequence", u.last),
+         "recordCount" = c."recordCount" + u.n, "updatedAt" = now()
+     FROM unnest($2::text[], $3::text[], $4::int[], $5::int[]) AS u(s, head, last, n)
+     WHERE c."hostId" = $1::uuid AND c."sessionId" = u.s`,
+    hostId,
+    entries.map(([s]) => s),
+    entries.map(([, v]) => v.head),
+    entries.map(([, v]) => v.last),
+    entries.map(([, v]) => v.n),
+  );
+}

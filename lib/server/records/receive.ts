@@ -1,0 +1,57 @@
+import 'server-only';
+import { z } from 'zod';
+import { db } from '@/lib/server/db';
+import { ApiError } from '@/lib/server/http/api-error';
+import type { HostPrincipal } from '@/lib/server/http/host-auth';
+import { moduleLogger } from '@/lib/server/logger';
+import { type IngestResult, ingestRecords } from './ingest';
+import { countRefused, noteClientDropped } from './metrics';
+import { bodyFormat, parseRecordsBody, readBodyText } from './parse-body';
+
+/** Header a RecordSink sends with its running total of records it had to drop. */
+export const DROPPED_HEADER = 'x-checkpoint-dropped';
+const agentParam = z.string().min(1).max(200);
+const log = moduleLogger('records');
+
+/** POST /api/v1/records: body → ingest, counting refusals and the client's drops. */
+export async function receiveRecords(req: Request, host: HostPrincipal): Promise<IngestResult> {
+  await noteDropped(req, host);
+  try {
+    const format = bodyFormat(req.headers.get('content-type'));
+    const agent = new URL(req.url).searchParams.get('agent_id');
+    if (agent !== null && !agentParam.safeParse(agent).success) {
+      throw new ApiError(400, 'invalid_request', 'agent_id must be 1–200 characters.');
+    }
+    const { values, errors } = parseRecordsBody(await readBodyText(req), format);
+    return await ingestRecords(host.hostId, values, { agentId: agent, parseErrors: errors });
+  } catch (err) {
+    if (err instanceof ApiError) countRefused(err.code);
+    throw err;
+  }
+}
+
+/**
+ * A sink's dropped counter must reach someone who can act on it: it is a
+ * metric, and each increase leaves an AuditEvent naming the host.
+ */
+async function noteDropped(req: Request, host: HostPrincipal): Promise<void> {
+  const raw = req.headers.get(DROPPED_HEADER);
+  if (raw === null || !/^\d{1,15}$/.test(raw)) return;
+  const total = Number(raw);
+  const previous = noteClientDropped(host.hostName ?? host.hostId, total);
+  if (total <= previous) return;
+  try {
+    const prisma = await db();
+    await prisma.auditEvent.create({
+      data: {
+        actorKind: 'host',
+        action: 'records.client_dropped',
+        targetType: 'host',
+        targetId: host.hostId,
+        details: { droppedTotal: total, previouslyReported: previous },
+      },
+    });
+  } catch (err) {
+    log.warn({ err, hostId: host.hostId }, 'could not record a sink drop report');
+  }
+}

@@ -1,0 +1,190 @@
+import 'server-only';
+import { createHash } from 'node:crypto';
+import { canonicalJson, HOST_ERROR_PREFIX, type InterceptionRecord } from '@/lib/hooks';
+import { validateAgainst } from '@/spec';
+import { MAX_COLUMN_INT, MAX_MESSAGE_BYTES } from './limits';
+
+/**
+ * One record checked and turned into what the store keeps: the indexed
+ * columns, the canonical JSON and its hash. Everything here is pure so that
+ * a whole batch is judged before the database is touched.
+ */
+
+/** Why a record was refused; tests and clients assert on these. */
+export const RECORD_ERROR_CODES = Object.freeze({
+  notObject: 'record_not_object',
+  invalidJson: 'invalid_json',
+  unknownField: 'unknown_field',
+  transformValue: 'transform_value_present',
+  messageTooLong: 'message_unprojected',
+  approvalNotEmpty: 'approval_not_empty',
+  outOfRange: 'value_out_of_range',
+  schema: 'schema_invalid',
+} as const);
+export type RecordErrorCode = (typeof RECORD_ERROR_CODES)[keyof typeof RECORD_ERROR_CODES];
+
+export type RecordError = { index: number; code: RecordErrorCode; message: string };
+
+/** What one accepted record becomes. */
+export type PreparedRecord = {
+  index: number;
+  sessionId: string;
+  sequence: number;
+  hostFailure: boolean;
+  canonical: string;
+  contentHash: string;
+  record: InterceptionRecord;
+};
+
+const TOP_LEVEL = new Set([
+  'interception_point',
+  'mode',
+  'verdict',
+  'input_identity',
+  'enforced_identity',
+  'identity_provider',
+  'session_id',
+  'sequence',
+  'timestamp',
+  'trace',
+  'decided_by',
+  'composition',
+  'verdicts',
+  'fold_truncated',
+  'resolved_by',
+  'interceptors_registered',
+]);
+
+type Check = { ok: true; value: PreparedRecord } | { ok: false; error: RecordError };
+
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/**
+ * A host-failure record is a host's note about its own failure, outside any
+ * session: empty session id and sequence -1. The schema's `minimum: 0` is
+ * waived for exactly that pair; everything else is checked as usual.
+ */
+export function isHostFailure(value: { session_id?: unknown; sequence?: unknown }): boolean {
+  return value.session_id === '' && value.sequence === -1;
+}
+
+export function prepareRecord(value: unknown, index: number): Check {
+  const fail = (code: RecordErrorCode, message: string): Check => ({
+    ok: false,
+    error: { index, code, message },
+  });
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return fail(RECORD_ERROR_CODES.notObject, 'A record must be a JSON object.');
+  }
+  const rec = value as Record<string, unknown>;
+  const unknown = Object.keys(rec).filter((k) => !TOP_LEVEL.has(k));
+  if (unknown.length > 0) {
+    return fail(
+      RECORD_ERROR_CODES.unknownField,
+      `Unknown top-level field ${JSON.stringify(unknown[0])} (§10.3 records are closed).`,
+    );
+  }
+  const payload = payloadFreeViolation(rec.verdict);
+  if (payload) return fail(payload.code, payload.message);
+
+  const hostFailure = isHostFailure(rec);
+  const checked = validateAgainst('record', hostFailure ? { ...rec, sequence: 0 } : rec);
+  if (!checked.ok) {
+    return fail(RECORD_ERROR_CODES.schema, checked.errors.slice(0, 3).join('; '));
+  }
+  const record = rec as unknown as InterceptionRecord;
+  if (record.sequence > MAX_COLUMN_INT || (record.decided_by ?? 0) > MAX_COLUMN_INT) {
+    return fail(
+      RECORD_ERROR_CODES.outOfRange,
+      `sequence and decided_by must be ≤ ${MAX_COLUMN_INT}.`,
+    );
+  }
+  const canonical = canonicalJson(record);
+  return {
+    ok: true,
+    value: {
+      index,
+      sessionId: record.session_id,
+      sequence: record.sequence,
+      hostFailure,
+      canonical,
+      contentHash: sha256Hex(canonical),
+      record,
+    },
+  };
+}
+
+/**
+ * The §10.3 projection rules, checked before the schema so that the answer
+ * names the rule (the schema would only say "additional property").
+ */
+function payloadFreeViolation(verdict: unknown): { code: RecordErrorCode; message: string } | null {
+  if (verdict === null || typeof verdict !== 'object' || Array.isArray(verdict)) return null;
+  const v = verdict as Record<string, unknown>;
+  const transform = v.transform as Record<string, unknown> | undefined;
+  if (transform && typeof transform === 'object' && Object.hasOwn(transform, 'value')) {
+    return {
+      code: RECORD_ERROR_CODES.transformValue,
+      message: 'verdict.transform.value is target content; records carry only the path (§10.3).',
+    };
+  }
+  if (tooLong(v.message)) {
+    return {
+      code: RECORD_ERROR_CODES.messageTooLong,
+      message: `verdict.message is over ${MAX_MESSAGE_BYTES} UTF-8 bytes; send the §10.3 projection.`,
+    };
+  }
+  if (Array.isArray(v.warnings)) {
+    const at = v.warnings.findIndex((w) => tooLong((w as { message?: unknown } | null)?.message));
+    if (at >= 0) {
+      return {
+        code: RECORD_ERROR_CODES.messageTooLong,
+        message: `verdict.warnings[${at}].message is over ${MAX_MESSAGE_BYTES} UTF-8 bytes; send the §10.3 projection.`,
+      };
+    }
+  }
+  const approval = v.approval;
+  if (approval !== undefined && !isEmptyObject(approval)) {
+    return {
+      code: RECORD_ERROR_CODES.approvalNotEmpty,
+      message: 'verdict.approval must be {} in a record: presence kept, members stripped (§10.3).',
+    };
+  }
+  return null;
+}
+
+function tooLong(message: unknown): boolean {
+  return typeof message === 'string' && Buffer.byteLength(message, 'utf8') > MAX_MESSAGE_BYTES;
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    Object.keys(value).length === 0
+  );
+}
+
+/** Columns the audit browser filters on, taken from a checked record. */
+export function recordColumns(r: InterceptionRecord) {
+  const reason = r.verdict.reason ?? null;
+  const ts = r.timestamp === undefined ? null : new Date(r.timestamp);
+  return {
+    interceptionPoint: r.interception_point,
+    mode: r.mode,
+    decision: r.verdict.decision,
+    reason,
+    resolvedBy: r.resolved_by ?? null,
+    foldTruncated: r.fold_truncated ?? null,
+    decidedBy: r.decided_by,
+    hostError: reason?.startsWith(HOST_ERROR_PREFIX) ?? false,
+    identityProvider: r.identity_provider,
+    inputIdentity: r.input_identity,
+    enforcedIdentity: r.enforced_identity,
+    // An unparseable timestamp stays in the record verbatim; the column stays empty.
+    timestamp: ts && !Number.isNaN(ts.getTime()) ? ts : null,
+  };
+}
