@@ -1,0 +1,31 @@
+import { toApiError } from '@/lib/server/approvals/http';
+import { parseWaitSeconds } from '@/lib/server/approvals/long-poll';
+import { awaitTicket } from '@/lib/server/approvals/wait';
+import { notFound } from '@/lib/server/http/api-error';
+import { route } from '@/lib/server/http/route';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * GET /api/v1/approvals/{id}?wait=SECONDS: long-poll (capped at 30 s) for
+ * the ticket's resolution. 200 with the §9 ApprovalResolution once decided
+ * or expired; 202 with `Retry-After` while pending. Host-scoped: another
+ * host's ticket is 404.
+ */
+export const GET = route({ auth: 'host' }, async ({ req, host, params }) => {
+  try {
+    const id = String(params.id);
+    const waitMs = parseWaitSeconds(req.nextUrl.searchParams.get('wait')) * 1000;
+    const answer = UUID.test(id)
+      ? await awaitTicket(id, { hostId: host.hostId, waitMs, signal: req.signal })
+      : null;
+    if (!answer) throw notFound('The approval');
+    if (answer.state === 'resolved') return Response.json(answer.resolution);
+    return Response.json(
+      { id: answer.id, status: 'pending', expires_at: answer.expiresAt.toISOString() },
+      { status: 202, headers: { 'Retry-After': '1' } },
+    );
+  } catch (err) {
+    toApiError(err);
+  }
+});

@@ -1,0 +1,26 @@
+import { readJsonText, ticketCreatedBody, toApiError } from '@/lib/server/approvals/http';
+import {
+  createApprovalTicket,
+  MAX_REQUEST_BYTES,
+  parseApprovalText,
+} from '@/lib/server/approvals/intake';
+import { publicOrigin } from '@/lib/server/approvals/origin';
+import { route } from '@/lib/server/http/route';
+
+/**
+ * POST /api/v1/approvals: a host asks for approval (§9 ApprovalRequest plus
+ * optional `session`, `agent`, `timeout_ms`, `identity_provider`). 201 with
+ * the new ticket; 200 with the existing one when the same identity was
+ * posted before (idempotent retries).
+ */
+export const POST = route({ auth: 'host' }, async ({ req, host }) => {
+  try {
+    const text = await readJsonText(req, MAX_REQUEST_BYTES);
+    const { ticket, created } = await createApprovalTicket(host.hostId, parseApprovalText(text));
+    return Response.json(ticketCreatedBody(ticket, publicOrigin(req)), {
+      status: created ? 201 : 200,
+    });
+  } catch (err) {
+    toApiError(err);
+  }
+});
