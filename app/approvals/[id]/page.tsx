@@ -1,0 +1,122 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { notFound } from 'next/navigation';
+import { Countdown } from '@/app/components/approvals/countdown';
+import { JsonTree } from '@/app/components/approvals/json-tree';
+import { TicketStatusBadge } from '@/app/components/approvals/ticket-status';
+import { Card } from '@/app/components/page-header';
+import { Time } from '@/app/components/time';
+import { Role } from '@/lib/generated/prisma/enums';
+import { TRANSFORM_FORBIDDEN_POINTS } from '@/lib/hooks';
+import { getInboxTicket } from '@/lib/server/approvals/inbox';
+import { AREAS, hasAnyRole } from '@/lib/server/auth/roles';
+import { requireUser } from '@/lib/server/auth/session';
+import { DecisionPanel } from './decision-panel';
+import { DecisionSummary } from './decision-summary';
+import { IdentityBlock } from './identity-block';
+import { VerdictDetails } from './verdict-details';
+
+export const metadata: Metadata = { title: 'Approval ticket' };
+
+/**
+ * One ticket: what is asked at a glance, the decision always in view (a
+ * sticky column on wide screens, right under the summary on narrow ones),
+ * then the evidence, the redacted context and the identity.
+ */
+export default async function TicketPage({ params }: { params: Promise<{ id: string }> }) {
+  const user = await requireUser(Role.admin, Role.reviewer, Role.auditor);
+  const { id } = await params;
+  const t = await getInboxTicket(id);
+  if (!t) notFound();
+  const now = new Date().toISOString();
+  const canDecide = hasAnyRole(user.roles, AREAS.approvals.roles);
+  const context = t.context as Record<string, unknown>;
+  const title = t.toolName ?? t.interceptionPoint;
+  const redactedTarget = t.redactedContextPaths
+    .filter((p) => p.startsWith('target'))
+    .map((p) => `$${p}`);
+
+  return (
+    <>
+      <nav aria-label="Breadcrumb" className="mb-2 text-sm">
+        <Link href="/approvals" className="text-indigo-700 hover:underline">
+          ← Approvals
+        </Link>
+      </nav>
+      <div className="grid items-start gap-4 lg:grid-cols-[minmax(0,1fr)_24rem]">
+        <header className="space-y-1 lg:col-start-1">
+          <div className="flex flex-wrap items-center gap-2">
+            <h1 className="text-xl font-semibold tracking-tight text-slate-900">{title}</h1>
+            <TicketStatusBadge status={t.status} />
+            {t.status === 'pending' && <Countdown deadline={t.expiresAt.toISOString()} now={now} />}
+          </div>
+          <dl className="flex flex-wrap gap-x-5 gap-y-1 text-sm text-slate-600">
+            <Meta label="Point">{t.interceptionPoint}</Meta>
+            <Meta label="Reason">
+              <span className="font-mono">{t.reason ?? '—'}</span>
+            </Meta>
+            <Meta label="Agent">{t.agentLabel ? `${t.agentLabel} (${t.agentId})` : t.agentId}</Meta>
+            <Meta label="Host">{t.hostName}</Meta>
+            <Meta label="Asked">
+              <Time value={t.createdAt.toISOString()} now={now} />
+            </Meta>
+          </dl>
+        </header>
+
+        <aside
+          aria-label="Decision"
+          className="lg:sticky lg:top-4 lg:col-start-2 lg:row-span-3 lg:row-start-1"
+        >
+          <Card title={t.status === 'pending' ? 'Decision' : 'Decided'}>
+            {t.status === 'pending' && canDecide ? (
+              <DecisionPanel
+                ticketId={t.id}
+                contextIdentity={t.contextIdentity}
+                target={context.target}
+                redactedPaths={redactedTarget}
+                editable={
+                  !(TRANSFORM_FORBIDDEN_POINTS as readonly string[]).includes(t.interceptionPoint)
+                }
+              />
+            ) : t.status === 'pending' ? (
+              <p className="text-sm text-slate-600" data-testid="read-only">
+                Read-only: reviewers and admins decide; you can see the ticket and its context.
+              </p>
+            ) : (
+              <DecisionSummary ticket={t} now={now} />
+            )}
+            <p className="mt-3 border-t border-slate-100 pt-2 text-xs text-slate-500">
+              The decision is bound to identity{' '}
+              <code className="break-all font-mono">{t.contextIdentity ?? 'null'}</code>
+              {t.status === 'pending' && ', the one shown on this page'}.
+            </p>
+          </Card>
+        </aside>
+
+        <div className="space-y-4 lg:col-start-1">
+          <VerdictDetails ticket={t} />
+          <Card title="Context (as shown to reviewers, after redaction)">
+            {t.redactedPaths.length > 0 && (
+              <p className="mb-2 text-xs text-slate-600">
+                The host redacted{' '}
+                {t.redactedPaths.length === 1 ? 'one value' : `${t.redactedPaths.length} values`}{' '}
+                before sending: <code className="font-mono">{t.redactedPaths.join(', ')}</code>.
+              </p>
+            )}
+            <JsonTree value={context} highlight={['target']} redacted={t.redactedContextPaths} />
+          </Card>
+          <IdentityBlock ticket={t} />
+        </div>
+      </div>
+    </>
+  );
+}
+
+function Meta({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div className="flex gap-1">
+      <dt className="text-slate-500">{label}:</dt>
+      <dd className="text-slate-800">{children}</dd>
+    </div>
+  );
+}

@@ -1,0 +1,54 @@
+'use client';
+
+import { useEffect, useState } from 'react';
+import { formatAbsolute } from '../time-format';
+
+/** Below this a pending ticket is flagged amber; below a minute, red. */
+export const URGENT_MS = 5 * 60_000;
+const CRITICAL_MS = 60_000;
+
+/** "4:05", "1 h 12 min", "2 d 3 h": precise near the end, calm far from it. */
+export function formatRemaining(ms: number): string {
+  if (ms <= 0) return 'deadline passed';
+  const s = Math.floor(ms / 1000);
+  if (s < 3600) return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+  const h = Math.floor(s / 3600);
+  if (h < 24) return `${h} h ${Math.floor((s % 3600) / 60)} min`;
+  return `${Math.floor(h / 24)} d ${h % 24} h`;
+}
+
+/**
+ * A pending ticket's live countdown to its deadline, ticking every second,
+ * amber in its last minutes and red in its last one. The absolute deadline
+ * is the tooltip. The server's `now` makes the first render agree.
+ */
+export function Countdown({ deadline, now }: { deadline: string; now: string }) {
+  const end = new Date(deadline).getTime();
+  const [current, setCurrent] = useState(() => new Date(now).getTime());
+  useEffect(() => {
+    setCurrent(Date.now());
+    const id = setInterval(() => setCurrent(Date.now()), 1000);
+    return () => clearInterval(id);
+  }, []);
+  const left = end - current;
+  const level = left <= CRITICAL_MS ? 'critical' : left <= URGENT_MS ? 'urgent' : 'calm';
+  const style = {
+    calm: 'text-slate-600',
+    urgent: 'bg-amber-50 text-amber-800 ring-1 ring-inset ring-amber-300',
+    critical: 'bg-red-50 text-red-800 ring-1 ring-inset ring-red-300',
+  }[level];
+  return (
+    <time
+      dateTime={new Date(end).toISOString()}
+      title={`Deadline ${formatAbsolute(new Date(end))}`}
+      data-testid="countdown"
+      data-level={level}
+      suppressHydrationWarning
+      className={`inline-flex items-center gap-1 rounded px-1.5 py-0.5 font-mono text-xs tabular-nums ${style}`}
+    >
+      {level !== 'calm' && <span aria-hidden>⏱</span>}
+      <span className="sr-only">Time left: </span>
+      {formatRemaining(left)}
+    </time>
+  );
+}

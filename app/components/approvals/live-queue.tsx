@@ -1,0 +1,132 @@
+'use client';
+
+import { useRouter } from 'next/navigation';
+import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
+import { useQueueKeys } from './use-queue-keys';
+
+type TicketEvent = { type: 'created' | 'decided' | 'expired'; ticketId: string };
+
+const POLL_MS = 5000;
+
+/**
+ * Keeps the queue current without a reload. New tickets are announced in a
+ * calm bar ("3 new tickets · Show") rather than pushed under the reviewer's
+ * cursor; when the queue is empty they simply appear. Decisions and
+ * expiries of visible rows refresh the page quietly. Live over SSE; when
+ * the stream fails, short polling of /api/approvals/summary takes over.
+ */
+export function LiveQueue({
+  visibleIds,
+  autoRefresh,
+  children,
+}: {
+  visibleIds: string[];
+  autoRefresh: boolean;
+  children: ReactNode;
+}) {
+  const router = useRouter();
+  const [fresh, setFresh] = useState(0);
+  const [mode, setMode] = useState<'connecting' | 'live' | 'polling'>('connecting');
+  const visible = useRef(new Set(visibleIds));
+  visible.current = new Set(visibleIds);
+  const auto = useRef(autoRefresh);
+  auto.current = autoRefresh;
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+
+  const refreshSoon = useCallback(() => {
+    if (timer.current) return;
+    timer.current = setTimeout(() => {
+      timer.current = null;
+      router.refresh();
+    }, 300);
+  }, [router]);
+
+  const showNew = useCallback(() => {
+    setFresh(0);
+    router.refresh();
+  }, [router]);
+
+  useQueueKeys(showNew);
+
+  useEffect(() => {
+    let poll: ReturnType<typeof setInterval> | null = null;
+    let last: string | null | undefined;
+    const onEvent = (e: TicketEvent) => {
+      if (e.type === 'created') {
+        if (auto.current) refreshSoon();
+        else setFresh((n) => n + 1);
+      } else if (visible.current.has(e.ticketId)) {
+        refreshSoon();
+      }
+    };
+    const startPolling = () => {
+      if (poll) return;
+      setMode('polling');
+      poll = setInterval(async () => {
+        const res = await fetch('/api/approvals/summary', { cache: 'no-store' }).catch(() => null);
+        if (!res?.ok) return;
+        const { latest } = (await res.json()) as { latest: string | null };
+        if (last !== undefined && latest !== last) {
+          if (auto.current) refreshSoon();
+          else setFresh((n) => n + 1);
+        }
+        last = latest;
+      }, POLL_MS);
+    };
+    if (typeof EventSource === 'undefined') {
+      startPolling();
+      return () => {
+        if (poll) clearInterval(poll);
+      };
+    }
+    const source = new EventSource('/api/approvals/events');
+    for (const type of ['created', 'decided', 'expired'] as const) {
+      source.addEventListener(type, (msg) => {
+        try {
+          onEvent({ ...(JSON.parse((msg as MessageEvent).data) as TicketEvent), type });
+        } catch {
+          // A malformed event is ignored; the next refresh shows the truth.
+        }
+      });
+    }
+    source.onopen = () => {
+      setMode('live');
+      if (poll) {
+        clearInterval(poll);
+        poll = null;
+      }
+    };
+    source.onerror = () => startPolling();
+    return () => {
+      source.close();
+      if (poll) clearInterval(poll);
+      if (timer.current) clearTimeout(timer.current);
+    };
+  }, [refreshSoon]);
+
+  return (
+    <div data-live={mode}>
+      <div role="status" aria-live="polite" className="min-h-0">
+        {fresh > 0 && (
+          <button
+            type="button"
+            onClick={showNew}
+            data-testid="new-tickets"
+            className="mb-3 flex w-full items-center justify-center gap-2 rounded-md border border-indigo-200 bg-indigo-50 px-3 py-1.5 text-sm text-indigo-800 hover:bg-indigo-100"
+          >
+            {fresh === 1 ? '1 new ticket' : `${fresh} new tickets`} · Show
+            <kbd className="rounded border border-indigo-300 bg-white px-1 text-xs">.</kbd>
+          </button>
+        )}
+      </div>
+      {children}
+      <p className="mt-2 text-right text-xs text-slate-400">
+        {mode === 'live'
+          ? 'Live: new tickets appear as they arrive.'
+          : mode === 'polling'
+            ? 'Live feed unavailable; checking every 5 s.'
+            : 'Connecting…'}
+      </p>
+    </div>
+  );
+}
