@@ -63,7 +63,12 @@ function synthesized(reason: string, knob: 'deny' | 'approval' | undefined): Ver
 export async function composeStrictest(env: ComposeEnv): Promise<Composed> {
   const out = await dispatchAll(env);
   const best = pickWinner(out.slots);
-  if (!best || best.effective.decision === 'allow') return out;
+  if (!best) return out;
+  // An all-allow aggregate: the first allow wins (§7.3), decided_by null (§10.3).
+  if (best.effective.decision === 'allow') {
+    out.winner = best.effective;
+    return out;
+  }
   const v = best.effective;
   const decider = best.nullDecider ? null : best.index;
   if (v.decision === 'deny') return lift(env, out, v, decider);
@@ -79,7 +84,11 @@ export async function composeStrictest(env: ComposeEnv): Promise<Composed> {
 /** §7.5 parallel/unanimous: allow iff every interceptor allowed; anything else disagrees. */
 export async function composeUnanimous(env: ComposeEnv): Promise<Composed> {
   const out = await dispatchAll(env);
-  if (out.slots.every((s) => s.effective.decision === 'allow')) return out;
+  if (out.slots.every((s) => s.effective.decision === 'allow')) {
+    // Unanimous allow: the first allow is the winner (§7.3), decided_by null.
+    if (out.slots.length > 0) out.winner = out.slots[0].effective;
+    return out;
+  }
   const disagreement = synthesized(
     HOST_ERRORS.compositionDisagreement,
     env.composition.on_disagreement,

@@ -22,6 +22,9 @@ export async function composeFirstDeny(env: ComposeEnv): Promise<Composed> {
   let ctx = env.context;
   let lastTransform: { verdict: Verdict; index: number } | null = null;
   let lastConsulted: number | null = null;
+  // §7.3/§5.3: on an all-allow fold the first allow wins, so its reason and
+  // evidence reach the record; decided_by stays null (§10.3).
+  let firstAllow: Verdict | null = null;
   const end = (winner: Verdict, decidedBy: number | null, i: number): Composed => {
     out.winner = winner;
     out.decidedBy = decidedBy;
@@ -48,7 +51,10 @@ export async function composeFirstDeny(env: ComposeEnv): Promise<Composed> {
       lastTransform = { verdict: v, index: i };
       continue;
     }
-    if (v.decision === 'allow') continue;
+    if (v.decision === 'allow') {
+      firstAllow ??= v;
+      continue;
+    }
     if (!isLiftable(v) || !env.consult) return end(v, slot.nullDecider ? null : i, i);
 
     const outcome = await env.consult(v, ctx, ctx === env.context ? env.inputIdentity : undefined);
@@ -71,7 +77,7 @@ export async function composeFirstDeny(env: ComposeEnv): Promise<Composed> {
     out.winner = lastTransform.verdict;
     out.decidedBy = lastTransform.index;
   } else {
-    out.winner = out.resolutions.at(-1) ?? ALLOW;
+    out.winner = out.resolutions.at(-1) ?? firstAllow ?? ALLOW;
     out.decidedBy = lastConsulted;
   }
   return out;

@@ -162,6 +162,31 @@ describe('§10.3 record fields and presence rules', () => {
     expect(result.record).not.toHaveProperty('resolved_by');
   });
 
+  it.each([
+    'sequential/first_deny',
+    'sequential/run_all',
+    'parallel/strictest',
+    'parallel/unanimous',
+  ] as const)(
+    'an all-allow %s emission records the first allow whole (§5.3, §7.3)',
+    async (profile) => {
+      const first = {
+        decision: 'allow',
+        reason: 'policy:ok',
+        message: 'fine',
+        evidence: { artefact: 'a-1' },
+      } as const;
+      const result = await hostWith(
+        [returns(first), returns({ decision: 'allow', reason: 'second' })],
+        {
+          composition: profile,
+        },
+      ).evaluate(ctxFor('input'));
+      expect(result.record.verdict).toEqual(first);
+      expect(result.record.decided_by).toBeNull();
+    },
+  );
+
   it('interceptors_registered counts what was registered at emission time', async () => {
     const host = hostWith([allow]);
     const remove = host.register({ name: 'late', intercept: allow });
