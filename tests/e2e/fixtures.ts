@@ -1,14 +1,15 @@
 import { type Page, expect } from '@playwright/test';
 
-export const PORT = 3210;
+/** E2E_PORT lets two runs on one machine keep apart (the IdP takes the next port). */
+export const PORT = Number(process.env.E2E_PORT ?? 3210);
 export const BASE_URL = `http://localhost:${PORT}`;
 /** The first admin, created by ensureInitialAdmin() from ADMIN_EMAIL/ADMIN_PASSWORD. */
 export const E2E_ADMIN = { email: 'admin@e2e.test', password: 'e2e-admin-password-1' };
 
 /** The stand-in identity provider (tests/e2e/mock-oidc-provider.mjs). */
 export const MOCK_OIDC = {
-  port: 3211,
-  issuer: 'http://127.0.0.1:3211',
+  port: PORT + 1,
+  issuer: `http://127.0.0.1:${PORT + 1}`,
   clientId: 'checkpoint-e2e',
   clientSecret: 'checkpoint-e2e-secret',
   name: 'Test SSO',
