@@ -1,0 +1,208 @@
+import type { ApprovalRequest, ApprovalResolution, ApprovalResolver } from '@/lib/hooks';
+
+/**
+ * An ApprovalResolver (§9) for a TypeScript host that talks to Checkpoint over
+ * HTTP: it posts the request to `POST /api/v1/approvals`, then long-polls
+ * `GET /api/v1/approvals/{id}?wait=` until the ticket is decided or its own
+ * deadline passes. It fails closed:
+ * - at its deadline it answers `unresolved` (echoing the identity), which the
+ *   host enforces as `host_error:approval_unresolved`;
+ * - when the app cannot take the request (transport errors past the retry
+ *   budget, 4xx refusals, garbage answers) it throws, which the engine turns
+ *   into `host_error:approval_resolver_failed`.
+ * Set the engine's `resolverTimeoutMs` above `timeoutMs`, or the engine's
+ * own timeout fires first (also a fail-closed deny, but reported as failed).
+ */
+export interface HttpApprovalResolverOptions {
+  /** Base URL of the app, e.g. `http://localhost:3000`. */
+  baseUrl: string;
+  /** A host API key (`ck_…`), sent as `Authorization: Bearer`. */
+  apiKey: string;
+  /** This resolver's own deadline per consultation (default 15 minutes). */
+  timeoutMs?: number;
+  /** Seconds per long-poll (1-30, default 25). */
+  pollSeconds?: number;
+  /** Sent as `timeout_ms`: the ticket's deadline (else the host's default applies on the server). */
+  ticketTimeoutMs?: number;
+  /** Sent as `identity_provider` when the host's provider is not the default `jcs-sha256`. */
+  identityProvider?: string | null;
+  /** Labels shown to reviewers. */
+  sessionLabel?: string;
+  agentLabel?: string;
+  /** Called with the ticket once it exists (e.g. to print its link). */
+  onTicket?: (ticket: TicketCreated) => void;
+  fetch?: typeof fetch;
+}
+
+export interface TicketCreated {
+  id: string;
+  status: string;
+  expires_at: string;
+  links: { self: string; wait: string; ui: string };
+}
+
+export class ApprovalClientError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'ApprovalClientError';
+  }
+}
+
+const DEFAULT_TIMEOUT_MS = 15 * 60 * 1000;
+/** Transport retries for the POST; bounded so a dead app fails the consultation quickly. */
+const POST_ATTEMPTS = 4;
+
+export function HttpApprovalResolver(options: HttpApprovalResolverOptions): ApprovalResolver {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const pollSeconds = Math.min(30, Math.max(1, Math.floor(options.pollSeconds ?? 25)));
+  const doFetch = options.fetch ?? globalThis.fetch;
+  const headers = { authorization: `Bearer ${options.apiKey}`, 'content-type': 'application/json' };
+
+  return async (request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalResolution> => {
+    const deadline = Date.now() + timeoutMs;
+    const unresolved = (): ApprovalResolution => ({
+      outcome: 'unresolved',
+      context_identity: request.context_identity,
+    });
+    const body = JSON.stringify({
+      ...request,
+      ...(options.identityProvider !== undefined
+        ? { identity_provider: options.identityProvider }
+        : {}),
+      ...(options.sessionLabel ? { session: options.sessionLabel } : {}),
+      ...(options.agentLabel ? { agent: options.agentLabel } : {}),
+      ...(options.ticketTimeoutMs ? { timeout_ms: options.ticketTimeoutMs } : {}),
+    });
+
+    // The same identity always maps to the same ticket, so a POST whose answer
+    // was lost can be sent again. Without an identity it could make a second
+    // ticket, so it is sent once.
+    const attempts = request.context_identity === null ? 1 : POST_ATTEMPTS;
+    let ticket: TicketCreated | undefined;
+    for (let attempt = 1; !ticket; attempt++) {
+      const res = await send(
+        doFetch,
+        `${base}/api/v1/approvals`,
+        { method: 'POST', headers, body },
+        signal,
+        deadline,
+      );
+      if (res.ok) {
+        ticket = parseTicket(await res.json().catch(() => null));
+        break;
+      }
+      if (!retryable(res) || attempt >= attempts || Date.now() + backoff(attempt) >= deadline) {
+        throw failure(res, 'approval request refused');
+      }
+      await sleep(backoff(attempt), signal);
+    }
+    options.onTicket?.(ticket);
+
+    const url = `${base}/api/v1/approvals/${encodeURIComponent(ticket.id)}`;
+    for (let attempt = 1; ; ) {
+      const left = deadline - Date.now();
+      if (left <= 0) return unresolved();
+      const wait = Math.max(0, Math.min(pollSeconds, Math.floor(left / 1000)));
+      const res = await send(
+        doFetch,
+        `${url}?wait=${wait}`,
+        { method: 'GET', headers },
+        signal,
+        deadline + 5_000,
+        true,
+      );
+      if (res.ok && res.status === 200) {
+        const resolution = await res.json().catch(() => undefined);
+        if (resolution === undefined)
+          throw new ApprovalClientError('answer_invalid', 'resolution is not JSON');
+        // The engine validates it (§9 order); nothing is trusted here.
+        return resolution as ApprovalResolution;
+      }
+      if (res.status === 202) {
+        attempt = 1;
+        if (wait === 0) await sleep(Math.min(1000, Math.max(0, deadline - Date.now())), signal);
+        continue;
+      }
+      if (!retryable(res)) throw failure(res, 'waiting for the approval failed');
+      // The app restarting or a network blip: keep waiting, the ticket is durable.
+      await sleep(Math.min(backoff(attempt++), Math.max(0, deadline - Date.now())), signal);
+    }
+  };
+}
+
+type Answer = Response | { ok: false; status: 0; error: string };
+
+/** fetch that never throws on transport errors (status 0) but does on abort. */
+async function send(
+  doFetch: typeof fetch,
+  url: string,
+  init: RequestInit,
+  signal: AbortSignal | undefined,
+  deadline: number,
+  longPoll = false,
+): Promise<Answer> {
+  if (signal?.aborted) throw new ApprovalClientError('aborted', 'consultation aborted');
+  const ctrl = new AbortController();
+  const onAbort = () => ctrl.abort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  // A long-poll gets its wait plus slack; a POST gets 10 s at most.
+  const limit = longPoll
+    ? Math.max(1000, deadline - Date.now())
+    : Math.min(10_000, Math.max(1000, deadline - Date.now()));
+  const timer = setTimeout(() => ctrl.abort(), limit);
+  try {
+    return await doFetch(url, { ...init, signal: ctrl.signal });
+  } catch (err) {
+    if (signal?.aborted) throw new ApprovalClientError('aborted', 'consultation aborted');
+    return { ok: false, status: 0, error: err instanceof Error ? err.name : 'transport error' };
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+function retryable(res: Answer): boolean {
+  return res.status === 0 || res.status === 429 || res.status >= 500;
+}
+
+function backoff(attempt: number): number {
+  return Math.min(250 * 2 ** (attempt - 1), 5_000);
+}
+
+function failure(res: Answer, what: string): ApprovalClientError {
+  if (res.status === 0) {
+    return new ApprovalClientError(
+      'transport_error',
+      `${what}: ${(res as { error: string }).error}`,
+    );
+  }
+  return new ApprovalClientError('http_error', `${what}: HTTP ${res.status}`, res.status);
+}
+
+function parseTicket(v: unknown): TicketCreated {
+  const t = v as TicketCreated | null;
+  if (!t || typeof t.id !== 'string' || !t.links || typeof t.links.ui !== 'string') {
+    throw new ApprovalClientError('answer_invalid', 'the ticket answer is malformed');
+  }
+  return t;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new ApprovalClientError('aborted', 'consultation aborted'));
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new ApprovalClientError('aborted', 'consultation aborted'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,10 @@
+/**
+ * What a remote TypeScript host imports to talk to Checkpoint. No server
+ * code: only `fetch` and the engine's types.
+ */
+export {
+  ApprovalClientError,
+  HttpApprovalResolver,
+  type HttpApprovalResolverOptions,
+  type TicketCreated,
+} from './http-approval-resolver';

@@ -1,0 +1,33 @@
+import 'server-only';
+import { createHost, type Host, type HostOptions, redactPaths } from '@/lib/hooks';
+import { db } from '../db';
+import { ensureBuiltInHost } from '../hosts/builtin';
+import { QueueResolver, type QueueResolverOptions } from './queue-resolver';
+
+/** Slack above the longest ticket deadline, so the ticket's expiry answers first. */
+const RESOLVER_TIMEOUT_SLACK_MS = 60_000;
+
+export type EmbeddedHostOptions = Omit<HostOptions, 'resolver' | 'redactor' | 'resolverTimeoutMs'> &
+  Pick<QueueResolverOptions, 'ticketTimeoutMs' | 'sessionLabel' | 'agentLabel' | 'onTicket'>;
+
+/**
+ * A lib/hooks Host for emissions that run inside this app: liftable denies
+ * become tickets of the built-in host through the QueueResolver. Its approval
+ * redactor applies the built-in host's redaction paths, so the identity the
+ * engine computes is the one the server recomputes over the stored context.
+ */
+export async function createEmbeddedHost(options: EmbeddedHostOptions): Promise<Host> {
+  const prisma = await db();
+  const { id: hostId } = await ensureBuiltInHost(prisma);
+  const settings = await prisma.host.findUniqueOrThrow({
+    where: { id: hostId },
+    select: { redactionPaths: true, maxTimeoutMs: true },
+  });
+  const { ticketTimeoutMs, sessionLabel, agentLabel, onTicket, ...hostOptions } = options;
+  return createHost({
+    ...hostOptions,
+    resolver: QueueResolver({ hostId, ticketTimeoutMs, sessionLabel, agentLabel, onTicket }),
+    redactor: settings.redactionPaths.length > 0 ? redactPaths(settings.redactionPaths) : undefined,
+    resolverTimeoutMs: settings.maxTimeoutMs + RESOLVER_TIMEOUT_SLACK_MS,
+  });
+}

@@ -1,0 +1,42 @@
+import 'server-only';
+import type { ApprovalRequest, ApprovalResolution, ApprovalResolver } from '@/lib/hooks';
+import { createApprovalTicket, type TicketRef } from '../approvals/intake';
+import { awaitTicket } from '../approvals/wait';
+
+export interface QueueResolverOptions {
+  /** The host whose tickets these are (the built-in host for in-process emissions). */
+  hostId: string;
+  /** Ticket deadline; the host's default when absent. */
+  ticketTimeoutMs?: number;
+  sessionLabel?: string;
+  agentLabel?: string;
+  onTicket?: (ticket: TicketRef) => void;
+}
+
+/**
+ * The in-process approval resolver (§9): the same intake as
+ * `POST /api/v1/approvals` (validation, redaction, identity binding,
+ * idempotency), then a wait on the ticket until it is decided or expires.
+ * An expired ticket answers `unresolved`; an intake refusal throws, which
+ * the engine reports as `host_error:approval_resolver_failed`.
+ */
+export function QueueResolver(options: QueueResolverOptions): ApprovalResolver {
+  return async (request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalResolution> => {
+    const body: Record<string, unknown> = { ...request };
+    if (options.sessionLabel) body.session = options.sessionLabel;
+    if (options.agentLabel) body.agent = options.agentLabel;
+    if (options.ticketTimeoutMs) body.timeout_ms = options.ticketTimeoutMs;
+    const { ticket } = await createApprovalTicket(options.hostId, body);
+    options.onTicket?.(ticket);
+    for (;;) {
+      if (signal?.aborted) throw new Error('approval consultation aborted');
+      const answer = await awaitTicket(ticket.id, {
+        hostId: options.hostId,
+        waitMs: 30_000,
+        signal,
+      });
+      if (!answer) throw new Error('approval ticket vanished');
+      if (answer.state === 'resolved') return answer.resolution;
+    }
+  };
+}
