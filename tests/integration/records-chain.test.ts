@@ -24,13 +24,22 @@ describe('per-session hash chain', () => {
     // Computed here, independently of lib/server/records/chain.ts.
     const first = sha(canonicalJson(records[0]));
     expect(rows[0]).toMatchObject({ prevHash: null, chainHash: first });
-    expect(rows[1]).toMatchObject({ prevHash: first, chainHash: sha(first + canonicalJson(records[1])) });
+    expect(rows[1]).toMatchObject({
+      prevHash: first,
+      chainHash: sha(first + canonicalJson(records[1])),
+    });
     expect(rows[0].contentHash).toBe(sha(canonicalJson(records[0])));
   });
 
   it('verifies an untouched session and counts what it checked', async () => {
-    await ingestRecords(host.id, [0, 1, 2].map((i) => makeRecord('c', i)));
-    await ingestRecords(host.id, [3, 4].map((i) => makeRecord('c', i)));
+    await ingestRecords(
+      host.id,
+      [0, 1, 2].map((i) => makeRecord('c', i)),
+    );
+    await ingestRecords(
+      host.id,
+      [3, 4].map((i) => makeRecord('c', i)),
+    );
     expect(await verifySessionChain(host.id, 'c')).toEqual({
       ok: true,
       checked: 5,
@@ -40,7 +49,10 @@ describe('per-session hash chain', () => {
   });
 
   it('detects a row edited with raw SQL', async () => {
-    await ingestRecords(host.id, [0, 1, 2, 3].map((i) => makeRecord('c', i)));
+    await ingestRecords(
+      host.id,
+      [0, 1, 2, 3].map((i) => makeRecord('c', i)),
+    );
     const prisma = await testDb();
     await prisma.$executeRawUnsafe(
       `UPDATE "InterceptionRecord" SET record = jsonb_set(record, '{verdict,decision}', '"deny"')
@@ -51,15 +63,25 @@ describe('per-session hash chain', () => {
   });
 
   it('detects a row deleted with raw SQL (the next link no longer fits)', async () => {
-    await ingestRecords(host.id, [0, 1, 2, 3].map((i) => makeRecord('c', i)));
+    await ingestRecords(
+      host.id,
+      [0, 1, 2, 3].map((i) => makeRecord('c', i)),
+    );
     const prisma = await testDb();
     await prisma.$executeRawUnsafe(`DELETE FROM "InterceptionRecord" WHERE sequence = 1`);
     const result = await verifySessionChain(host.id, 'c');
-    expect(result).toMatchObject({ ok: false, firstBrokenSequence: 2, gaps: [{ after: 0, before: 2 }] });
+    expect(result).toMatchObject({
+      ok: false,
+      firstBrokenSequence: 2,
+      gaps: [{ after: 0, before: 2 }],
+    });
   });
 
   it('reports sequence gaps, a late arrival fills one, and the chain still verifies', async () => {
-    await ingestRecords(host.id, [0, 1, 4, 5, 9].map((i) => makeRecord('g', i)));
+    await ingestRecords(
+      host.id,
+      [0, 1, 4, 5, 9].map((i) => makeRecord('g', i)),
+    );
     expect(await verifySessionChain(host.id, 'g')).toEqual({
       ok: false,
       checked: 5,
@@ -70,7 +92,10 @@ describe('per-session hash chain', () => {
       ],
     });
     // Parallel tool calls finish out of order: 2 and 3 arrive after 9.
-    await ingestRecords(host.id, [3, 2].map((i) => makeRecord('g', i)));
+    await ingestRecords(
+      host.id,
+      [3, 2].map((i) => makeRecord('g', i)),
+    );
     expect(await verifySessionChain(host.id, 'g')).toEqual({
       ok: false,
       checked: 7,
@@ -80,7 +105,10 @@ describe('per-session hash chain', () => {
   });
 
   it('flags a session that does not start at 0', async () => {
-    await ingestRecords(host.id, [3, 4].map((i) => makeRecord('late', i)));
+    await ingestRecords(
+      host.id,
+      [3, 4].map((i) => makeRecord('late', i)),
+    );
     expect((await verifySessionChain(host.id, 'late')).gaps).toEqual([{ after: -1, before: 3 }]);
   });
 

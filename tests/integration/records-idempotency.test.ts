@@ -40,7 +40,9 @@ describe('idempotency per (host, session_id, sequence)', () => {
     const before = await snapshot();
     // Same content, other member order: canonical JSON makes them identical.
     const reordered = Object.fromEntries(Object.entries(makeRecord('s', 1)).reverse());
-    expect(await ingestRecords(host.id, [makeRecord('s', 0), reordered, makeRecord('s', 2)])).toEqual({
+    expect(
+      await ingestRecords(host.id, [makeRecord('s', 0), reordered, makeRecord('s', 2)]),
+    ).toEqual({
       accepted: 1,
       duplicates: 2,
     });
@@ -114,7 +116,11 @@ describe('idempotency per (host, session_id, sequence)', () => {
       },
     });
     await ingestRecords(host.id, [
-      makeRecord('s', 3, { verdict: { decision: 'allow' }, resolved_by: 'approval', decided_by: 0 }),
+      makeRecord('s', 3, {
+        verdict: { decision: 'allow' },
+        resolved_by: 'approval',
+        decided_by: 0,
+      }),
       makeRecord('s', 4),
     ]);
     const rows = await prisma.interceptionRecord.findMany({ orderBy: { sequence: 'asc' } });

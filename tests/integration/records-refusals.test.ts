@@ -109,14 +109,21 @@ describe('ingest refuses, one test per reason, storing nothing (§10.3)', () => 
   });
 
   it('an NDJSON line that does not parse, by its position', async () => {
-    const body = [JSON.stringify(makeRecord('s', 0)), '{"broken":', JSON.stringify(makeRecord('s', 2))].join('\n');
+    const body = [
+      JSON.stringify(makeRecord('s', 0)),
+      '{"broken":',
+      JSON.stringify(makeRecord('s', 2)),
+    ].join('\n');
     const res = await post(body, 'application/x-ndjson');
     expect(res.status).toBe(400);
     expect(res.body.error.details.errors).toMatchObject([{ index: 1, code: 'invalid_json' }]);
   });
 
   it('an integer past 2^53 (parseJsonText, not JSON.parse, §10.2)', async () => {
-    const body = JSON.stringify([makeRecord('s', 0)]).replace('"sequence":0', '"sequence":9007199254740993');
+    const body = JSON.stringify([makeRecord('s', 0)]).replace(
+      '"sequence":0',
+      '"sequence":9007199254740993',
+    );
     const res = await post(body);
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_json');
@@ -137,7 +144,9 @@ describe('ingest refuses, one test per reason, storing nothing (§10.3)', () => 
 
   it('more than 5 MiB: 413 records_too_large', async () => {
     const filler = 'x'.repeat(5 * 1024 * 1024);
-    const res = await post(`[${JSON.stringify(makeRecord('s', 0, { verdict: { decision: 'allow', reason: filler } }))}]`);
+    const res = await post(
+      `[${JSON.stringify(makeRecord('s', 0, { verdict: { decision: 'allow', reason: filler } }))}]`,
+    );
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe('records_too_large');
   });
