@@ -1,0 +1,198 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { notFound } from 'next/navigation';
+import { Card, PageHeader } from '@/app/components/page-header';
+import { Table, Td, Th } from '@/app/components/table';
+import { Time } from '@/app/components/time';
+import { formatAbsolute } from '@/app/components/time-format';
+import { requireArea } from '@/lib/server/auth/session';
+import { formatDuration, getHost, listApiKeys, listHostEvents } from '@/lib/server/hosts';
+import { ApiError } from '@/lib/server/http/api-error';
+import { HostBadges } from '../host-badges';
+import { HostForm } from '../host-form';
+import { IssueKeyForm, RevokeKeyButton } from './api-keys';
+import { ArchiveForm } from './archive-form';
+
+export const metadata: Metadata = { title: 'Host' };
+
+export default async function HostPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<{ created?: string }>;
+}) {
+  await requireArea('hosts');
+  const { id } = await params;
+  const { created } = await searchParams;
+  const host = await getHost(id).catch((err) => {
+    if (err instanceof ApiError && err.status === 404) notFound();
+    throw err;
+  });
+  const [keys, events] = await Promise.all([listApiKeys(host.id), listHostEvents(host.id)]);
+  const now = new Date().toISOString();
+  const archived = Boolean(host.archivedAt);
+  return (
+    <>
+      <nav aria-label="Breadcrumb" className="mb-2 text-sm">
+        <Link href="/hosts" className="text-indigo-700 hover:underline">
+          Hosts
+        </Link>
+        <span className="text-slate-400"> / </span>
+        <span className="text-slate-600">{host.name}</span>
+      </nav>
+      <PageHeader
+        title={host.name}
+        description={
+          <span className="inline-flex flex-wrap items-center gap-2">
+            {host.description || 'No description.'}
+            <HostBadges builtIn={host.builtIn} archived={archived} />
+          </span>
+        }
+      />
+      {created === '1' && (
+        <p
+          role="status"
+          className="mb-4 rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-800"
+        >
+          Host registered. Create an API key for it below.
+        </p>
+      )}
+      <div className="grid items-start gap-6 lg:grid-cols-[1fr_22rem]">
+        <Card title="API keys">
+          <div className="space-y-4">
+            {archived ? (
+              <p className="text-sm text-slate-600">Restore the host to create keys.</p>
+            ) : (
+              <IssueKeyForm hostId={host.id} disabled={false} />
+            )}
+            <KeysTable keys={keys} now={now} />
+          </div>
+        </Card>
+        <div className="space-y-6">
+          <Card title="Settings">
+            <HostForm
+              initial={{
+                hostId: host.id,
+                name: host.name,
+                description: host.description,
+                defaultTimeout: formatDuration(host.defaultTimeoutMs),
+                maxTimeout: formatDuration(host.maxTimeoutMs),
+                redactionPaths: host.redactionPaths.join('\n'),
+                builtIn: host.builtIn,
+              }}
+            />
+          </Card>
+          {!host.builtIn && (
+            <Card title="Archive">
+              <ArchiveForm key={String(archived)} hostId={host.id} archived={archived} />
+            </Card>
+          )}
+        </div>
+      </div>
+      <h2 className="mb-2 mt-8 text-sm font-semibold text-slate-800">Recent changes</h2>
+      {events.length === 0 ? (
+        <p className="text-sm text-slate-500">No changes recorded for this host.</p>
+      ) : (
+        <Table caption={`Recent changes to ${host.name}`}>
+          <thead>
+            <tr>
+              <Th>When</Th>
+              <Th>Change</Th>
+              <Th>By</Th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {events.map((e) => (
+              <tr key={e.id}>
+                <Td className="whitespace-nowrap">
+                  <Time value={e.createdAt.toISOString()} now={now} />
+                </Td>
+                <Td>
+                  <code className="text-xs">{e.action}</code>
+                  {eventNote(e.details) && (
+                    <span className="ml-2 text-xs text-slate-500">{eventNote(e.details)}</span>
+                  )}
+                </Td>
+                <Td>{e.actorEmail ?? e.actorKind}</Td>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      )}
+    </>
+  );
+}
+
+/** A short, secret-free note for an audit row: which key, or which fields changed. */
+function eventNote(details: unknown): string | null {
+  const d = (details ?? {}) as { name?: unknown; prefix?: unknown; changed?: unknown };
+  if (typeof d.prefix === 'string') return `${String(d.name)} (${d.prefix}…)`;
+  if (Array.isArray(d.changed)) return d.changed.join(', ');
+  return null;
+}
+
+type KeyRow = Awaited<ReturnType<typeof listApiKeys>>[number];
+
+function KeysTable({ keys, now }: { keys: KeyRow[]; now: string }) {
+  if (keys.length === 0) return <p className="text-sm text-slate-500">No keys yet.</p>;
+  return (
+    <Table caption="API keys">
+      <thead>
+        <tr>
+          <Th>Key</Th>
+          <Th>Created</Th>
+          <Th>Last used</Th>
+          <Th>
+            <span className="sr-only">Status and actions</span>
+          </Th>
+        </tr>
+      </thead>
+      <tbody className="divide-y divide-slate-100">
+        {keys.map((k) => (
+          <tr key={k.id} className={k.revokedAt ? 'text-slate-500' : undefined}>
+            <Td>
+              <div className="font-medium text-slate-900">{k.name}</div>
+              <code className="text-xs">{k.prefix}…</code>
+            </Td>
+            <Td className="whitespace-nowrap">
+              <Moment value={k.createdAt} now={now} />
+              <div className="text-xs text-slate-500">by {k.createdBy?.email ?? 'system'}</div>
+            </Td>
+            <Td className="whitespace-nowrap">
+              {k.lastUsedAt ? (
+                <Moment value={k.lastUsedAt} now={now} />
+              ) : (
+                <span className="text-slate-400">never</span>
+              )}
+            </Td>
+            <Td className="text-right">
+              {k.revokedAt ? (
+                <span className="text-xs">
+                  <span className="rounded bg-red-50 px-1.5 py-0.5 font-medium text-red-700 ring-1 ring-inset ring-red-200">
+                    revoked
+                  </span>
+                  <span className="mt-1 block">
+                    <Time value={k.revokedAt.toISOString()} now={now} />
+                  </span>
+                </span>
+              ) : (
+                <RevokeKeyButton apiKeyId={k.id} name={k.name} />
+              )}
+            </Td>
+          </tr>
+        ))}
+      </tbody>
+    </Table>
+  );
+}
+
+/** Relative time, with the absolute UTC time spelled out under it. */
+function Moment({ value, now }: { value: Date; now: string }) {
+  return (
+    <>
+      <Time value={value.toISOString()} now={now} />
+      <div className="text-xs text-slate-500">{formatAbsolute(value)}</div>
+    </>
+  );
+}

@@ -1,0 +1,93 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { Card, PageHeader } from '@/app/components/page-header';
+import { EmptyState } from '@/app/components/states';
+import { Table, Td, Th } from '@/app/components/table';
+import { Time } from '@/app/components/time';
+import { requireArea } from '@/lib/server/auth/session';
+import { formatDuration, listHosts } from '@/lib/server/hosts';
+import { HostBadges } from './host-badges';
+import { HostForm } from './host-form';
+
+export const metadata: Metadata = { title: 'Hosts' };
+
+export default async function HostsPage() {
+  await requireArea('hosts');
+  const hosts = await listHosts();
+  const now = new Date().toISOString();
+  return (
+    <>
+      <PageHeader
+        title="Hosts"
+        description="The agent hosts that send approval requests, their API keys, deadlines and redaction."
+      />
+      <div className="grid items-start gap-6 lg:grid-cols-[1fr_22rem]">
+        {hosts.length === 0 ? (
+          <EmptyState title="No hosts yet">Register one to issue it an API key.</EmptyState>
+        ) : (
+          <Table caption="Hosts">
+            <thead>
+              <tr>
+                <Th>Host</Th>
+                <Th>Timeouts (default / max)</Th>
+                <Th>Active keys</Th>
+                <Th>Last used</Th>
+                <Th>
+                  <span className="sr-only">Actions</span>
+                </Th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {hosts.map((h) => (
+                <tr key={h.id} className={h.archivedAt ? 'text-slate-500' : undefined}>
+                  <Td>
+                    <div className="flex flex-wrap items-center gap-1.5 font-medium text-slate-900">
+                      {h.name} <HostBadges builtIn={h.builtIn} archived={Boolean(h.archivedAt)} />
+                    </div>
+                    {h.description && (
+                      <div className="max-w-md truncate text-xs text-slate-500">
+                        {h.description}
+                      </div>
+                    )}
+                  </Td>
+                  <Td className="whitespace-nowrap">
+                    {formatDuration(h.defaultTimeoutMs)} / {formatDuration(h.maxTimeoutMs)}
+                  </Td>
+                  <Td>{h.activeKeys}</Td>
+                  <Td className="whitespace-nowrap">
+                    {h.lastUsedAt ? (
+                      <Time value={h.lastUsedAt.toISOString()} now={now} />
+                    ) : (
+                      <span className="text-slate-400">never</span>
+                    )}
+                  </Td>
+                  <Td className="text-right">
+                    <Link
+                      href={`/hosts/${h.id}`}
+                      className="rounded px-1.5 py-0.5 text-sm font-medium text-indigo-700 hover:bg-indigo-50"
+                      aria-label={`Manage ${h.name}`}
+                    >
+                      Manage
+                    </Link>
+                  </Td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+        <Card title="Register a host">
+          <HostForm
+            initial={{
+              name: '',
+              description: '',
+              defaultTimeout: '15m',
+              maxTimeout: '1d',
+              redactionPaths: '',
+              builtIn: false,
+            }}
+          />
+        </Card>
+      </div>
+    </>
+  );
+}

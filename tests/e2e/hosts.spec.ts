@@ -1,0 +1,91 @@
+import { expect, test } from '@playwright/test';
+import { E2E_ADMIN, SCREENSHOTS, signIn } from './fixtures';
+
+test.describe.configure({ mode: 'serial' });
+
+/** A host-authenticated request: 404 for an unknown ticket once the key is accepted. */
+const PROBE = '/api/v1/approvals/no-such-ticket';
+
+test('an admin registers a host, issues a key that is shown once and works, then revokes it', async ({
+  page,
+}) => {
+  const hostName = `billing-${Date.now().toString(36)}`;
+  await signIn(page, E2E_ADMIN.email, E2E_ADMIN.password, '/hosts');
+  await expect(page).toHaveURL(/\/hosts$/);
+  await expect(page.getByRole('heading', { name: 'Hosts', level: 1 })).toBeVisible();
+  // The built-in host is listed.
+  await expect(page.getByRole('table', { name: 'Hosts' })).toContainText('embedded');
+
+  const form = page.getByRole('form', { name: 'Register a host' });
+  await form.getByLabel('Name').fill(hostName);
+  await form.getByLabel('Description').fill('Pays supplier invoices');
+  await form.getByLabel('Default approval timeout').fill('20m');
+  await form.getByLabel('Maximum timeout').fill('2h');
+  // §5.2: a path not rooted at $target is refused, naming its line; nothing is created.
+  await form.getByLabel('Redaction paths').fill('$target.args.iban\n$args.password');
+  await form.getByRole('button', { name: 'Register host' }).click();
+  await expect(form.getByText(/Line 2 \(\$args\.password\)/)).toBeVisible();
+  await expect(page).toHaveURL(/\/hosts$/);
+  await expect(form.getByLabel('Name')).toHaveValue(hostName);
+
+  await form.getByLabel('Redaction paths').fill('$target.args.iban\n$target.args.password');
+  await form.getByRole('button', { name: 'Register host' }).click();
+  await expect(page).toHaveURL(/\/hosts\/[0-9a-f-]{36}\?created=1$/);
+  await expect(page.getByRole('heading', { name: hostName, level: 1 })).toBeVisible();
+  const settings = page.getByRole('form', { name: 'Host settings' });
+  await expect(settings.getByLabel('Default approval timeout')).toHaveValue('20m');
+  await expect(settings.getByLabel('Maximum timeout')).toHaveValue('2h');
+
+  await page.getByLabel('Key name').fill('production');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const box = page.getByRole('region', { name: 'New API key' });
+  await expect(box).toContainText('only time it is shown');
+  const key = await box.getByLabel('API key').inputValue();
+  expect(key).toMatch(/^ck_[0-9A-Za-z]{32,}$/);
+  const keys = page.getByRole('table', { name: 'API keys' });
+  await expect(keys).toContainText('production');
+  await expect(keys).toContainText(`${key.slice(0, 10)}…`);
+  await expect(keys).toContainText('never');
+  await page.screenshot({ path: `${SCREENSHOTS}/host-new-key.png`, fullPage: true });
+
+  // The key authenticates host requests.
+  const auth = { Authorization: `Bearer ${key}` };
+  expect((await page.request.get(PROBE, { headers: auth })).status()).toBe(404);
+
+  // Shown once: after a reload only the prefix remains, and the use is recorded.
+  await page.reload();
+  await expect(page.getByRole('region', { name: 'New API key' })).toHaveCount(0);
+  expect(await page.content()).not.toContain(key);
+  await expect(keys).toContainText('just now');
+
+  // Revoking asks first; Cancel changes nothing.
+  await keys.getByRole('button', { name: 'Revoke production' }).click();
+  await keys.getByRole('button', { name: 'Cancel' }).click();
+  expect((await page.request.get(PROBE, { headers: auth })).status()).toBe(404);
+  await keys.getByRole('button', { name: 'Revoke production' }).click();
+  await keys.getByRole('button', { name: 'Revoke key' }).click();
+  await expect(keys).toContainText('revoked');
+  await expect(keys.getByRole('button', { name: 'Revoke production' })).toHaveCount(0);
+
+  const refused = await page.request.get(PROBE, { headers: auth });
+  expect(refused.status()).toBe(401);
+  expect(refused.headers()['www-authenticate']).toMatch(/^Bearer/);
+  expect((await refused.json()).error.code).toBe('unauthenticated');
+
+  // Every change is in the host's history, without the key.
+  const history = page.getByRole('table', { name: `Recent changes to ${hostName}` });
+  await expect(history).toContainText('api_key.revoked');
+  await expect(history).toContainText('api_key.issued');
+  await expect(history).toContainText('host.created');
+  await page.screenshot({ path: `${SCREENSHOTS}/host-revoked-key.png`, fullPage: true });
+});
+
+test('the built-in host keeps its name and cannot be archived', async ({ page }) => {
+  await signIn(page, E2E_ADMIN.email, E2E_ADMIN.password, '/hosts');
+  await page.getByRole('link', { name: 'Manage embedded' }).click();
+  await expect(page.getByRole('heading', { name: 'embedded', level: 1 })).toBeVisible();
+  const settings = page.getByRole('form', { name: 'Host settings' });
+  await expect(settings.getByText('The built-in host keeps its name.')).toBeVisible();
+  await expect(settings.getByRole('textbox', { name: 'Name' })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: /Archive/ })).toHaveCount(0);
+});
