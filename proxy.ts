@@ -12,7 +12,12 @@ import { errorResponse } from '@/lib/server/http/api-error';
  */
 
 /** API paths that authenticate themselves (or need none). */
-const OPEN_API = [/^\/api\/health\/?$/, /^\/api\/ready\/?$/, /^\/api\/(auth|v1|slack)(\/|$)/];
+const OPEN_API = [
+  /^\/api\/health\/?$/,
+  /^\/api\/ready\/?$/,
+  /^\/api\/metrics\/?$/,
+  /^\/api\/(auth|v1|slack)(\/|$)/,
+];
 const OPEN_PAGES = [/^\/sign-in\/?$/];
 
 const SESSION_COOKIE = 'authjs.session-token';

@@ -47,6 +47,10 @@ const schema = z
     LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info'),
+    /** Bearer token a Prometheus scraper sends to /api/metrics; unset = signed-in admins/auditors only. */
+    METRICS_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
+    /** Records older than this are deleted by the retention job (an AppSetting overrides it). */
+    RECORDS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(365),
   })
   .superRefine((env, ctx) => {
     const oidc = [env.OIDC_ISSUER, env.OIDC_CLIENT_ID, env.OIDC_CLIENT_SECRET];
