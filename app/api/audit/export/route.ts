@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { parseAuditFilters } from '@/lib/server/audit/filters';
+import { EXPORT_FORMATS, type ExportScope, exportRecords } from '@/lib/server/audit/export';
+import { AREAS } from '@/lib/server/auth/roles';
+import { invalidRequest } from '@/lib/server/http/api-error';
+import { route } from '@/lib/server/http/route';
+
+export const dynamic = 'force-dynamic';
+
+const scopeSchema = z.object({
+  format: z.enum(EXPORT_FORMATS),
+  /** `session`: a whole session of `host` (ids are per host), in sequence order. */
+  scope: z.enum(['query', 'session']).default('query'),
+});
+
+/**
+ * GET /api/audit/export?format=jsonl|csv&…the search's filters…, or
+ * `scope=session&host=<id>&session=<id>` for one session. Streamed;
+ * `X-Total-Count` (when known) lets the browser show progress.
+ */
+export const GET = route({ auth: 'user', roles: [...AREAS.audit.roles] }, async ({ req, user }) => {
+  const params = Object.fromEntries(req.nextUrl.searchParams);
+  const parsed = scopeSchema.safeParse(params);
+  if (!parsed.success) {
+    throw invalidRequest(
+      'Choose an export format: jsonl or csv.',
+      { param: 'format' },
+      'invalid_format',
+    );
+  }
+  const filters = parseAuditFilters(params);
+  let scope: ExportScope;
+  if (parsed.data.scope === 'session') {
+    if (!filters.hostId || !filters.sessionId) {
+      throw invalidRequest(
+        'A session export needs both "host" and "session".',
+        undefined,
+        'invalid_filter',
+      );
+    }
+    scope = { kind: 'session', hostId: filters.hostId, sessionId: filters.sessionId };
+  } else {
+    scope = { kind: 'query', filters };
+  }
+  const out = await exportRecords(user, scope, parsed.data.format);
+  const headers = new Headers({
+    'Content-Type': out.contentType,
+    'Content-Disposition': `attachment; filename="${out.filename}"`,
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  if (out.total !== null) headers.set('X-Total-Count', String(out.total));
+  return new Response(out.body, { status: 200, headers });
+});

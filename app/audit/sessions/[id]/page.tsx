@@ -1,0 +1,139 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { notFound } from 'next/navigation';
+import { ExportButtons } from '@/app/components/audit/export-button';
+import { buttonClass } from '@/app/components/button-class';
+import { PageHeader } from '@/app/components/page-header';
+import { EmptyState } from '@/app/components/states';
+import { Table, Td, Th } from '@/app/components/table';
+import { getSessionTimeline } from '@/lib/server/audit/timeline';
+import { requireArea } from '@/lib/server/auth/session';
+import { ChainStatus } from './chain-status';
+import { GapMarker, TimelineItem } from './timeline-entry';
+
+export const metadata: Metadata = { title: 'Session' };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type Props = {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+};
+
+export default async function SessionPage({ params, searchParams }: Props) {
+  const actor = await requireArea('audit');
+  const { id } = await params;
+  const sessionId = decodeURIComponent(id);
+  const sp = await searchParams;
+  const host =
+    typeof sp.host === 'string' && UUID.test(sp.host) ? sp.host.toLowerCase() : undefined;
+  const afterRaw = typeof sp.after === 'string' ? Number(sp.after) : undefined;
+  const after =
+    afterRaw !== undefined && Number.isInteger(afterRaw) && afterRaw >= -1 ? afterRaw : undefined;
+  const timeline = await getSessionTimeline(actor, { sessionId, hostId: host, after });
+
+  if (timeline.kind === 'not_found') notFound();
+  if (timeline.kind === 'choose_host') {
+    return (
+      <>
+        <PageHeader
+          title={`Session ${sessionId}`}
+          description="Session ids are chosen by each host, and this one was used by more than one. Pick the host."
+        />
+        <Table caption="Hosts with this session">
+          <thead>
+            <tr>
+              <Th>Host</Th>
+              <Th className="text-right">Records</Th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {timeline.hosts.map((h) => (
+              <tr key={h.id}>
+                <Td>
+                  <Link
+                    href={`/audit/sessions/${encodeURIComponent(sessionId)}?host=${h.id}`}
+                    className="text-indigo-700 hover:underline"
+                  >
+                    {h.name}
+                  </Link>
+                </Td>
+                <Td className="text-right tabular-nums">{h.records}</Td>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      </>
+    );
+  }
+
+  const now = new Date().toISOString();
+  const base = `/audit/sessions/${encodeURIComponent(sessionId)}?host=${timeline.host.id}`;
+  const exportHref = `/api/audit/export?scope=session&host=${timeline.host.id}&session=${encodeURIComponent(sessionId)}`;
+  return (
+    <>
+      <PageHeader
+        title={`Session ${sessionId}`}
+        description={
+          <>
+            On host <span className="font-medium text-slate-800">{timeline.host.name}</span> ·{' '}
+            {timeline.host.records.toLocaleString('en-US')} records, in sequence order ·{' '}
+            <Link
+              href={`/audit?session=${encodeURIComponent(sessionId)}&host=${timeline.host.id}`}
+              className="text-indigo-700 hover:underline"
+            >
+              as a table
+            </Link>
+          </>
+        }
+        actions={<ExportButtons href={exportHref} label="Export session" />}
+      />
+      <ChainStatus chain={timeline.chain} />
+      {timeline.entries.length === 0 ? (
+        <div className="mt-4">
+          <EmptyState title="No more entries in this session" />
+        </div>
+      ) : (
+        <ol
+          className="relative mt-4 space-y-2 before:absolute before:bottom-2 before:left-[11px] before:top-2 before:w-px before:bg-slate-200"
+          aria-label="Session timeline"
+        >
+          {timeline.entries.map((e) => (
+            <GapEntry key={e.id} entry={e} now={now} />
+          ))}
+        </ol>
+      )}
+      <nav aria-label="Pages" className="mt-3 flex gap-2">
+        {after !== undefined && (
+          <Link href={base} className={buttonClass('secondary')}>
+            From the start
+          </Link>
+        )}
+        {timeline.nextAfter !== null && (
+          <Link
+            href={`${base}&after=${timeline.nextAfter}`}
+            className={buttonClass('secondary')}
+            rel="next"
+          >
+            Later entries →
+          </Link>
+        )}
+      </nav>
+    </>
+  );
+}
+
+function GapEntry({
+  entry,
+  now,
+}: {
+  entry: Parameters<typeof TimelineItem>[0]['entry'];
+  now: string;
+}) {
+  return (
+    <>
+      {entry.gapBefore && <GapMarker from={entry.gapBefore.from} to={entry.gapBefore.to} />}
+      <TimelineItem entry={entry} now={now} />
+    </>
+  );
+}

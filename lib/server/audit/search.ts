@@ -1,0 +1,89 @@
+import 'server-only';
+import { Prisma } from '@/lib/generated/prisma/client';
+import { db } from '@/lib/server/db';
+import { type AuditActor, assertAuditor } from './access';
+import { type Cursor, decodeCursor, encodeCursor } from './cursor';
+import type { AuditFilters } from './filters';
+import { type AuditRow, ROW_COLUMNS } from './rows';
+import { utcTimestamp, whereClause } from './where';
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 500;
+/** Counting stops here: past it the page says "10,000+" rather than scan a huge match. */
+export const COUNT_CAP = 10_000;
+
+export type ResultCount = { value: number; capped: boolean };
+
+export type SearchPage = {
+  rows: AuditRow[];
+  /** Cursor for the next (older) page, or null on the last page. */
+  nextCursor: string | null;
+  count: ResultCount;
+};
+
+export type Direction = 'newest' | 'oldest';
+
+/**
+ * One keyset step: the rows after `cursor` in (receivedAt, id) order.
+ * The row-value comparison keeps ties in the same millisecond in order;
+ * the `receivedAt` btree (or a filter's `(column, receivedAt)` index)
+ * serves it without a sort of the whole match.
+ */
+export async function selectRows(
+  filters: AuditFilters,
+  cursor: Cursor | null,
+  limit: number,
+  direction: Direction = 'newest',
+): Promise<AuditRow[]> {
+  const prisma = await db();
+  const after = cursor
+    ? direction === 'newest'
+      ? Prisma.sql`AND (r."receivedAt", r.id) < (${utcTimestamp(new Date(cursor.receivedAt))}, ${cursor.id}::bigint)`
+      : Prisma.sql`AND (r."receivedAt", r.id) > (${utcTimestamp(new Date(cursor.receivedAt))}, ${cursor.id}::bigint)`
+    : Prisma.empty;
+  const order =
+    direction === 'newest'
+      ? Prisma.sql`ORDER BY r."receivedAt" DESC, r.id DESC`
+      : Prisma.sql`ORDER BY r."receivedAt" ASC, r.id ASC`;
+  return prisma.$queryRaw<AuditRow[]>`
+    SELECT ${ROW_COLUMNS}
+    FROM "InterceptionRecord" r JOIN "Host" h ON h.id = r."hostId"
+    WHERE ${whereClause(filters)} ${after}
+    ${order}
+    LIMIT ${limit}`;
+}
+
+/** Exact up to `cap`; past it, `{value: cap, capped: true}` ("10,000+"). */
+export async function countRows(filters: AuditFilters, cap = COUNT_CAP): Promise<ResultCount> {
+  const prisma = await db();
+  const [row] = await prisma.$queryRaw<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM (
+      SELECT 1 FROM "InterceptionRecord" r WHERE ${whereClause(filters)} LIMIT ${cap + 1}
+    ) AS matched`;
+  const n = row?.n ?? 0;
+  return n > cap ? { value: cap, capped: true } : { value: n, capped: false };
+}
+
+/**
+ * The audit search: newest first, one page after `cursor`, with the
+ * match count. Auditors and admins only.
+ */
+export async function searchRecords(
+  actor: AuditActor,
+  filters: AuditFilters,
+  options: { cursor?: string | null; limit?: number } = {},
+): Promise<SearchPage> {
+  assertAuditor(actor);
+  const limit = Math.min(Math.max(options.limit ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
+  const cursor = options.cursor ? decodeCursor(options.cursor) : null;
+  // One extra row tells whether another page exists without a second query.
+  const [rows, count] = await Promise.all([
+    selectRows(filters, cursor, limit + 1),
+    countRows(filters),
+  ]);
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  const nextCursor =
+    rows.length > limit && last ? encodeCursor({ receivedAt: last.receivedAt, id: last.id }) : null;
+  return { rows: page, nextCursor, count };
+}

@@ -1,0 +1,162 @@
+import 'server-only';
+import { Prisma } from '@/lib/generated/prisma/client';
+import { db } from '@/lib/server/db';
+import { verifySessionChain } from '@/lib/server/records/verify';
+import { type AuditActor, assertAuditor } from './access';
+import { type AuditRow, ROW_COLUMNS } from './rows';
+import { type RecordView, readRecordView } from './record-view';
+
+export const TIMELINE_PAGE_SIZE = 500;
+
+export type TicketLink = {
+  id: string;
+  status: string;
+  decidedAt: string | null;
+  /** human | resolver | slack | system */
+  decidedByKind: string | null;
+  reviewer: { name: string | null; email: string } | null;
+};
+
+type TimelineRow = AuditRow & { prevHash: string | null; ticketId: string | null };
+
+export type TimelineEntry = TimelineRow &
+  RecordView & {
+    /** Sequences missing just before this entry (`from`..`to` inclusive). */
+    gapBefore: { from: number; to: number } | null;
+    ticket: TicketLink | null;
+  };
+
+export type ChainCheck =
+  | {
+      ok: boolean;
+      checked: number;
+      firstBrokenSequence: number | null;
+      gaps: Array<{ after: number; before: number }>;
+    }
+  | { error: string };
+
+export type SessionHost = { id: string; name: string; records: number };
+
+export type SessionTimeline =
+  | { kind: 'not_found' }
+  /** The same session id exists under several hosts (ids are per host): pick one. */
+  | { kind: 'choose_host'; sessionId: string; hosts: SessionHost[] }
+  | {
+      kind: 'timeline';
+      sessionId: string;
+      host: SessionHost;
+      entries: TimelineEntry[];
+      /** Pass as `after` for the next page; null on the last page. */
+      nextAfter: number | null;
+      chain: ChainCheck;
+    };
+
+async function hostsOfSession(sessionId: string, hostId?: string): Promise<SessionHost[]> {
+  const prisma = await db();
+  const byHost = hostId ? Prisma.sql`AND r."hostId" = ${hostId}::uuid` : Prisma.empty;
+  return prisma.$queryRaw<SessionHost[]>`
+    SELECT h.id::text AS id, h.name, count(*)::int AS records
+    FROM "InterceptionRecord" r JOIN "Host" h ON h.id = r."hostId"
+    WHERE r."sessionId" = ${sessionId} AND r."hostFailure" = false ${byHost}
+    GROUP BY h.id, h.name ORDER BY h.name`;
+}
+
+/** Tickets by their id or by (session, sequence): records and tickets link either way. */
+async function ticketsFor(hostId: string, sessionId: string, entries: TimelineRow[]) {
+  const sequences = entries.filter((e) => e.resolvedBy !== null).map((e) => e.sequence);
+  const ids = entries.flatMap((e) => (e.ticketId ? [e.ticketId] : []));
+  if (sequences.length === 0 && ids.length === 0) return [];
+  const prisma = await db();
+  return prisma.approvalTicket.findMany({
+    where: {
+      hostId,
+      OR: [{ id: { in: ids } }, { sessionId, sequence: { in: sequences } }],
+    },
+    select: {
+      id: true,
+      sessionId: true,
+      sequence: true,
+      status: true,
+      decidedAt: true,
+      decision: {
+        select: { decidedByKind: true, user: { select: { name: true, email: true } } },
+      },
+    },
+  });
+}
+
+async function checkChain(hostId: string, sessionId: string): Promise<ChainCheck> {
+  try {
+    return await verifySessionChain(hostId, sessionId);
+  } catch {
+    // The timeline still shows; the integrity result says it could not be checked.
+    return { error: 'The chain could not be verified right now.' };
+  }
+}
+
+/**
+ * A session as a timeline ordered by sequence (§10.3: records are totally
+ * ordered within a session), one page after `after`, with gaps flagged
+ * inline, approval tickets linked, and the chain verified.
+ */
+export async function getSessionTimeline(
+  actor: AuditActor,
+  input: { sessionId: string; hostId?: string; after?: number; limit?: number },
+): Promise<SessionTimeline> {
+  assertAuditor(actor);
+  const hosts = await hostsOfSession(input.sessionId, input.hostId);
+  if (hosts.length === 0) return { kind: 'not_found' };
+  if (hosts.length > 1) return { kind: 'choose_host', sessionId: input.sessionId, hosts };
+  const host = hosts[0] as SessionHost;
+  const limit = Math.min(Math.max(input.limit ?? TIMELINE_PAGE_SIZE, 1), TIMELINE_PAGE_SIZE);
+  const after = input.after ?? -1;
+  const prisma = await db();
+  const rows = await prisma.$queryRaw<(TimelineRow & { record: unknown })[]>`
+    SELECT ${ROW_COLUMNS}, r.record, r."prevHash", r."ticketId"::text AS "ticketId"
+    FROM "InterceptionRecord" r JOIN "Host" h ON h.id = r."hostId"
+    WHERE r."hostId" = ${host.id}::uuid AND r."sessionId" = ${input.sessionId}
+      AND r."hostFailure" = false AND r.sequence > ${after}
+    ORDER BY r.sequence ASC LIMIT ${limit + 1}`;
+  const page = rows.slice(0, limit);
+  const [tickets, chain] = await Promise.all([
+    ticketsFor(host.id, input.sessionId, page),
+    checkChain(host.id, input.sessionId),
+  ]);
+  const ticketById = new Map(tickets.map((t) => [t.id, t]));
+  const ticketBySeq = new Map(
+    tickets.filter((t) => t.sessionId === input.sessionId).map((t) => [t.sequence, t]),
+  );
+  let previous = after;
+  const entries = page.map((row): TimelineEntry => {
+    const gapBefore =
+      row.sequence > previous + 1 ? { from: previous + 1, to: row.sequence - 1 } : null;
+    previous = row.sequence;
+    const t =
+      (row.ticketId ? ticketById.get(row.ticketId) : undefined) ??
+      (row.resolvedBy !== null ? ticketBySeq.get(row.sequence) : undefined);
+    const { record, ...rest } = row;
+    return {
+      ...rest,
+      ...readRecordView(record),
+      gapBefore,
+      ticket: t
+        ? {
+            id: t.id,
+            status: t.status,
+            decidedAt: t.decidedAt?.toISOString() ?? null,
+            decidedByKind: t.decision?.decidedByKind ?? null,
+            reviewer: t.decision?.user ?? null,
+          }
+        : null,
+    };
+  });
+  const last = page.at(-1);
+  return {
+    kind: 'timeline',
+    sessionId: input.sessionId,
+    host,
+    entries,
+    nextAfter: rows.length > limit && last ? last.sequence : null,
+    chain,
+  };
+}

@@ -1,0 +1,39 @@
+import 'server-only';
+import { Prisma } from '@/lib/generated/prisma/client';
+import type { AuditFilters } from './filters';
+
+/** `LIKE` treats `%`, `_` and `\` specially; a reason prefix means the literal text. */
+export function likePrefix(prefix: string): string {
+  return `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Moments are compared as UTC `timestamp(3)`, the type Prisma stores. */
+export function utcTimestamp(date: Date): Prisma.Sql {
+  return Prisma.sql`${date.toISOString().slice(0, 23)}::timestamp(3)`;
+}
+
+/**
+ * The filters as a SQL condition over `"InterceptionRecord" r`. Every
+ * value is a bound parameter. Each filtered field is an indexed column
+ * (prisma/schema.prisma), so the planner can start from the narrowest one.
+ */
+export function whereClause(f: AuditFilters): Prisma.Sql {
+  const parts: Prisma.Sql[] = [];
+  if (f.sessionId !== undefined) parts.push(Prisma.sql`r."sessionId" = ${f.sessionId}`);
+  if (f.agentId !== undefined) parts.push(Prisma.sql`r."agentId" = ${f.agentId}`);
+  if (f.hostId !== undefined) parts.push(Prisma.sql`r."hostId" = ${f.hostId}::uuid`);
+  if (f.point !== undefined) parts.push(Prisma.sql`r."interceptionPoint" = ${f.point}`);
+  if (f.decision !== undefined) parts.push(Prisma.sql`r.decision = ${f.decision}`);
+  if (f.reasonPrefix !== undefined) {
+    parts.push(Prisma.sql`r.reason LIKE ${likePrefix(f.reasonPrefix)}`);
+  }
+  if (f.resolvedBy === 'none') parts.push(Prisma.sql`r."resolvedBy" IS NULL`);
+  else if (f.resolvedBy !== undefined) parts.push(Prisma.sql`r."resolvedBy" = ${f.resolvedBy}`);
+  if (f.foldTruncated === true) parts.push(Prisma.sql`r."foldTruncated" IS TRUE`);
+  if (f.foldTruncated === false) parts.push(Prisma.sql`r."foldTruncated" IS NOT TRUE`);
+  if (f.hostErrorsOnly) parts.push(Prisma.sql`r."hostError" = true`);
+  if (f.mode !== undefined) parts.push(Prisma.sql`r.mode = ${f.mode}`);
+  if (f.from) parts.push(Prisma.sql`r."receivedAt" >= ${utcTimestamp(f.from)}`);
+  if (f.to) parts.push(Prisma.sql`r."receivedAt" < ${utcTimestamp(f.to)}`);
+  return parts.length ? Prisma.join(parts, ' AND ') : Prisma.sql`true`;
+}
