@@ -8,3 +8,9 @@ export {
   type HttpApprovalResolverOptions,
   type TicketCreated,
 } from './http-approval-resolver';
+export {
+  BatchingRecordSink,
+  HttpRecordSink,
+  type HttpRecordSinkOptions,
+  type RecordSinkStats,
+} from './record-sink';
