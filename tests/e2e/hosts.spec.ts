@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { E2E_ADMIN, SCREENSHOTS, signIn } from './fixtures';
+import { E2E_ADMIN, SCREENSHOTS, signIn, signOut } from './fixtures';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -88,4 +88,32 @@ test('the built-in host keeps its name and cannot be archived', async ({ page })
   await expect(settings.getByText('The built-in host keeps its name.')).toBeVisible();
   await expect(settings.getByRole('textbox', { name: 'Name' })).toHaveCount(0);
   await expect(page.getByRole('button', { name: /Archive/ })).toHaveCount(0);
+});
+
+test('a reviewer cannot reach /hosts or a host page (server-enforced)', async ({ page }) => {
+  const reviewer = {
+    email: `hosts-rev.${Date.now().toString(36)}@e2e.test`,
+    pw: 'reviewer-pass-123',
+  };
+  await signIn(page, E2E_ADMIN.email, E2E_ADMIN.password, '/users');
+  const form = page.getByRole('form', { name: 'Add a user' });
+  await form.getByLabel('Email').fill(reviewer.email);
+  await form.getByRole('checkbox', { name: /reviewer/ }).check();
+  await form.getByLabel('Initial password').fill(reviewer.pw);
+  await form.getByRole('button', { name: 'Add user' }).click();
+  await expect(form.getByRole('status')).toHaveText(`Added ${reviewer.email}.`);
+  await page.goto('/hosts');
+  await page.getByRole('link', { name: 'Manage embedded' }).click();
+  const hostPath = new URL(page.url()).pathname;
+  await signOut(page);
+
+  await signIn(page, reviewer.email, reviewer.pw);
+  await expect(page).toHaveURL(/\/$/);
+  for (const path of ['/hosts', hostPath]) {
+    await page.goto(path);
+    await expect(page.getByRole('heading', { name: "You don't have access" })).toBeVisible();
+    await expect(page.getByRole('table')).toHaveCount(0);
+    await expect(page.getByRole('form', { name: 'Host settings' })).toHaveCount(0);
+  }
+  expect((await page.request.get('/forbidden?from=%2Fhosts')).status()).toBe(403);
 });

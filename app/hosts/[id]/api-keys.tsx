@@ -95,7 +95,7 @@ export function RevokeKeyButton({ apiKeyId, name }: { apiKeyId: string; name: st
     return (
       <button
         type="button"
-        className={buttonClass('ghost', 'text-red-700')}
+        className={buttonClass('danger', 'px-2 py-1 text-xs')}
         onClick={() => setConfirming(true)}
         aria-label={`Revoke ${name}`}
       >
