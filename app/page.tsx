@@ -5,7 +5,7 @@ import { AREAS, type Area, areasFor } from '@/lib/server/auth/roles';
 import { requireUser } from '@/lib/server/auth/session';
 
 /** Areas whose pages exist; each later issue adds its own when it lands. */
-const BUILT: readonly Area[] = ['users'];
+const BUILT: readonly Area[] = ['approvals', 'users'];
 
 const AREA_TEXT: Record<Area, string> = {
   approvals: 'Decide what your agents asked to do.',

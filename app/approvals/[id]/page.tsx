@@ -103,7 +103,11 @@ export default async function TicketPage({ params }: { params: Promise<{ id: str
                 before sending: <code className="font-mono">{t.redactedPaths.join(', ')}</code>.
               </p>
             )}
-            <JsonTree value={context} highlight={['target']} redacted={t.redactedContextPaths} />
+            <JsonTree
+              value={targetFirst(context)}
+              highlight={['target']}
+              redacted={t.redactedContextPaths}
+            />
           </Card>
           <IdentityBlock ticket={t} />
         </div>
@@ -119,4 +123,10 @@ function Meta({ label, children }: { label: string; children: React.ReactNode })
       <dd className="text-slate-800">{children}</dd>
     </div>
   );
+}
+
+/** The target first: it is what the decision is about; the rest is its setting. */
+function targetFirst(context: Record<string, unknown>): Record<string, unknown> {
+  const { target, ...rest } = context;
+  return 'target' in context ? { target, ...rest } : context;
 }

@@ -46,7 +46,7 @@ export function Countdown({ deadline, now }: { deadline: string; now: string }) 
       suppressHydrationWarning
       className={`inline-flex items-center gap-1 rounded px-1.5 py-0.5 font-mono text-xs tabular-nums ${style}`}
     >
-      {level !== 'calm' && <span aria-hidden>⏱</span>}
+      {level !== 'calm' && <span aria-hidden className="size-1.5 rounded-full bg-current" />}
       <span className="sr-only">Time left: </span>
       {formatRemaining(left)}
     </time>

@@ -94,7 +94,8 @@ function Node({
           <span className="text-slate-500">{open}</span>
           <span className="text-slate-400">
             {' '}
-            {entries.length} {Array.isArray(value) ? 'items' : 'keys'}
+            {entries.length} {Array.isArray(value) ? 'item' : 'key'}
+            {entries.length === 1 ? '' : 's'}
           </span>
           {badge}
         </summary>
