@@ -4,6 +4,7 @@ import { approvalExpireJob } from './approval-expire';
 import { auditPingJob } from './audit-ping';
 import type { JobDefinition } from './define-job';
 import { housekeepingJob } from './housekeeping';
+import { recordsRetentionJob } from './records-retention';
 
 /**
  * The one job registry (STYLE.md). Adding a job is one entry here: the key is
@@ -13,6 +14,7 @@ export const jobRegistry = {
   'audit.ping': auditPingJob,
   'housekeeping.run': housekeepingJob,
   'approvals.expire': approvalExpireJob,
+  'records.retention': recordsRetentionJob,
 } satisfies Record<string, JobDefinition>;
 
 export type JobName = keyof typeof jobRegistry;
