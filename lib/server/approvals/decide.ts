@@ -48,20 +48,25 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 export async function decideTicket(input: DecideInput): Promise<DecidedTicket> {
   const prisma = await db();
-  const userId = await authorize(input.actor);
-  if (!UUID.test(input.ticketId)) throw notFound();
-  const ticket = await prisma.approvalTicket.findUnique({
-    where: { id: input.ticketId },
-    select: {
-      id: true,
-      hostId: true,
-      status: true,
-      expiresAt: true,
-      contextIdentity: true,
-      context: true,
-      redactedPaths: true,
-    },
-  });
+  if (!UUID.test(input.ticketId)) {
+    await authorize(input.actor);
+    throw notFound();
+  }
+  const [userId, ticket] = await Promise.all([
+    authorize(input.actor),
+    prisma.approvalTicket.findUnique({
+      where: { id: input.ticketId },
+      select: {
+        id: true,
+        hostId: true,
+        status: true,
+        expiresAt: true,
+        contextIdentity: true,
+        context: true,
+        redactedPaths: true,
+      },
+    }),
+  ]);
   if (!ticket) throw notFound();
   if (ticket.status !== 'pending') throw await settledError(ticket.id);
   if (ticket.expiresAt.getTime() <= Date.now()) {

@@ -1,9 +1,10 @@
 import 'server-only';
+import { randomUUID } from 'node:crypto';
 import { parseJsonText, ValueDomainError } from '@/lib/hooks';
 import type { Prisma } from '@/lib/generated/prisma/client';
 import { db } from '../db';
 import { approvalExpireDedupeKey } from '../jobs/approval-expire';
-import { enqueueInTx } from '../queue/outbox';
+import { validateOutboxInput } from '../queue/outbox';
 import { IntakeError } from './errors';
 import { publishTicketEvent } from './events';
 import { bindContext } from './redact-request';
@@ -73,20 +74,25 @@ export async function createApprovalTicket(
     req.identityProvider,
   );
 
-  if (req.contextIdentity !== null) {
-    const existing = await findByIdentity(hostId, req.contextIdentity);
-    if (existing) return { ticket: existing, created: false };
-  }
-
   const ctx = bound.context;
   const toolCall = (ctx as { tool_call?: { name?: unknown } }).tool_call;
   const now = Date.now();
   const expiresAt = new Date(now + (req.timeoutMs ?? host.defaultTimeoutMs));
+  // The id is chosen here so that the ticket and its expiry job go in one
+  // batch transaction (one round trip, no interactive transaction).
+  const id = randomUUID();
+  const expiry = validateOutboxInput({
+    kind: 'approvals.expire',
+    payload: { ticketId: id },
+    dedupeKey: approvalExpireDedupeKey(id),
+    availableAt: expiresAt,
+  });
   let ticket: TicketRef;
   try {
-    ticket = await prisma.$transaction(async (tx) => {
-      const row = await tx.approvalTicket.create({
+    [ticket] = await prisma.$transaction([
+      prisma.approvalTicket.create({
         data: {
+          id,
           hostId,
           contextIdentity: req.contextIdentity,
           identityProvider: req.identityProvider,
@@ -108,17 +114,11 @@ export async function createApprovalTicket(
           expiresAt,
         },
         select: TICKET_REF,
-      });
-      await enqueueInTx(tx, {
-        kind: 'approvals.expire',
-        payload: { ticketId: row.id },
-        dedupeKey: approvalExpireDedupeKey(row.id),
-        availableAt: expiresAt,
-      });
-      return row;
-    });
+      }),
+      prisma.outboxEvent.createMany({ data: [expiry] }),
+    ]);
   } catch (err) {
-    // Two posts of the same request raced; the other one created it.
+    // The same host + identity exists (a retry, or two posts racing): the same ticket.
     if ((err as { code?: string }).code === 'P2002' && req.contextIdentity !== null) {
       const existing = await findByIdentity(hostId, req.contextIdentity);
       if (existing) return { ticket: existing, created: false };

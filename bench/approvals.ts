@@ -1,0 +1,328 @@
+// `npm run bench:approvals [-- --json] [-- --tickets N --queue N --concurrency C]`
+//
+// Starts the production server (`next start` from the build in
+// NEXT_DIST_DIR, building it first if missing) on a scratch PostgreSQL
+// database, then measures:
+// 1. the approval round trip, 1000 times: POST /api/v1/approvals → a
+//    reviewer's decision (decideTicket, in this process: a second app
+//    instance, so the decision reaches the server's long-poll through Redis
+//    pub/sub) → the long-poll GET ?wait=30 answers 200. p50/p99 sequentially,
+//    throughput with C concurrent hosts;
+// 2. the queue page: GET /approvals as a signed-in reviewer with 10,000
+//    pending tickets (server-rendered, paginated).
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+
+const { values } = parseArgs({
+  options: {
+    json: { type: 'boolean', default: false },
+    tickets: { type: 'string', default: '1000' },
+    queue: { type: 'string', default: '10000' },
+    concurrency: { type: 'string', default: '8' },
+    port: { type: 'string', default: '3917' },
+  },
+});
+const JSON_ONLY = values.json;
+const TICKETS = Number(values.tickets);
+const QUEUE = Number(values.queue);
+const CONCURRENCY = Number(values.concurrency);
+const PORT = Number(values.port);
+const BASE = `http://127.0.0.1:${PORT}`;
+const root = path.resolve(import.meta.dirname, '..');
+const distDir = process.env.NEXT_DIST_DIR || '.next';
+const log = (...a: unknown[]) => {
+  if (!JSON_ONLY) console.error(...a);
+};
+
+const adminUrl = process.env.BENCH_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
+const dbName = `ck_bench_${Date.now()}`;
+
+async function admin(sql: string): Promise<void> {
+  const c = new pg.Client({ connectionString: adminUrl });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
+function pct(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+const round = (n: number) => Math.round(n * 10) / 10;
+
+async function main() {
+  const dbUrl = new URL(adminUrl);
+  dbUrl.pathname = `/${dbName}`;
+  await admin(`CREATE DATABASE "${dbName}"`);
+  // Everything below reads configuration from here (lib/server/config.ts).
+  process.env.DATABASE_URL = dbUrl.toString();
+  process.env.AUTH_SECRET ??= randomBytes(32).toString('hex');
+  process.env.LOG_LEVEL = 'warn';
+  const server = { proc: undefined as ReturnType<typeof spawn> | undefined };
+  try {
+    return await run(dbUrl.toString(), server);
+  } finally {
+    server.proc?.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 500));
+    const { stopApprovalsRuntime } = await import('../lib/server/approvals/runtime');
+    const { closeDb } = await import('../lib/server/db');
+    await stopApprovalsRuntime();
+    await closeDb();
+    await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => {});
+  }
+}
+
+async function run(databaseUrl: string, server: { proc?: ReturnType<typeof spawn> }) {
+  const { migrateTarget } = await import('../lib/server/db/migrate-target');
+  await migrateTarget({ kind: 'postgres', url: databaseUrl });
+  const { db } = await import('../lib/server/db');
+  const { generateApiKey } = await import('../lib/server/hosts/api-key');
+  const { decideTicket } = await import('../lib/server/approvals/decide');
+  const { jcsSha256, buildContext } = await import('../lib/hooks');
+  const { encode } = await import('next-auth/jwt');
+  const prisma = await db();
+
+  const reviewer = await prisma.user.create({
+    data: { email: 'bench-reviewer@example.com', roles: ['reviewer'] },
+  });
+  const host = await prisma.host.create({ data: { name: 'bench' } });
+  const key = generateApiKey();
+  await prisma.apiKey.create({
+    data: { hostId: host.id, name: 'bench', prefix: key.prefix, hash: key.hash },
+  });
+
+  if (!existsSync(path.join(root, distDir, 'BUILD_ID'))) {
+    log(`no build in ${distDir}: running next build…`);
+    const b = spawnSync(
+      process.execPath,
+      [path.join(root, 'node_modules/next/dist/bin/next'), 'build'],
+      {
+        cwd: root,
+        stdio: JSON_ONLY ? 'ignore' : 'inherit',
+      },
+    );
+    if (b.status !== 0) throw new Error('next build failed');
+  }
+  server.proc = spawn(
+    process.execPath,
+    [
+      path.join(root, 'node_modules/next/dist/bin/next'),
+      'start',
+      '-p',
+      String(PORT),
+      '-H',
+      '127.0.0.1',
+    ],
+    {
+      cwd: root,
+      env: { ...process.env, NEXT_MANUAL_SIG_HANDLE: '1', PORT: String(PORT), RUN_WORKER: 'false' },
+      stdio: ['ignore', 'ignore', JSON_ONLY ? 'ignore' : 'inherit'],
+    },
+  );
+  await waitReady();
+
+  let seq = 0;
+  const headers = { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' };
+  const request = () => {
+    const ctx = buildContext(
+      'pre_tool_call',
+      {
+        timestamp: new Date().toISOString(),
+        sequence: ++seq,
+        agent: { id: 'bench-agent', framework: 'bench' },
+        session: { id: `bench-${Math.floor(seq / 100)}` },
+      },
+      {
+        tool_call: {
+          id: `c${seq}`,
+          name: 'wire_transfer',
+          args: { to: 'ACME', amount: 20_000 + seq },
+        },
+      },
+    );
+    return JSON.stringify({
+      context_identity: jcsSha256.compute(ctx),
+      interception_point: 'pre_tool_call',
+      verdict: { decision: 'deny', reason: 'amount_over_threshold', approval: {} },
+      context: ctx,
+    });
+  };
+
+  /** One host's round trip: request → decision → long-poll answer. */
+  async function roundTrip(): Promise<number> {
+    const body = request();
+    const t0 = performance.now();
+    const created = await fetch(`${BASE}/api/v1/approvals`, { method: 'POST', headers, body });
+    if (created.status !== 201)
+      throw new Error(`POST answered ${created.status}: ${await created.text()}`);
+    const ticket = (await created.json()) as { id: string; context_identity: string };
+    const answer = fetch(`${BASE}/api/v1/approvals/${ticket.id}?wait=30`, { headers });
+    await decideTicket({
+      ticketId: ticket.id,
+      actor: { kind: 'human', userId: reviewer.id },
+      outcome: 'approve',
+      contextIdentity: ticket.context_identity,
+    });
+    const res = await answer;
+    const resolution = (await res.json()) as { outcome?: string };
+    if (res.status !== 200 || resolution.outcome !== 'approve') {
+      throw new Error(`long-poll answered ${res.status} ${JSON.stringify(resolution)}`);
+    }
+    return performance.now() - t0;
+  }
+
+  log('warming up…');
+  for (let i = 0; i < 30; i++) await roundTrip();
+
+  log(`${TICKETS} round trips, one at a time…`);
+  const latencies: number[] = [];
+  for (let i = 0; i < TICKETS; i++) latencies.push(await roundTrip());
+  latencies.sort((a, b) => a - b);
+
+  log(`${TICKETS} round trips, ${CONCURRENCY} hosts at once…`);
+  let left = TICKETS;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (left-- > 0) await roundTrip();
+    }),
+  );
+  const throughput = TICKETS / ((performance.now() - started) / 1000);
+
+  log(`seeding ${QUEUE} pending tickets…`);
+  const now = Date.now();
+  for (let start = 0; start < QUEUE; start += 1000) {
+    await prisma.approvalTicket.createMany({
+      data: Array.from({ length: Math.min(1000, QUEUE - start) }, (_, j) => {
+        const i = start + j;
+        const ctx = buildContext(
+          'pre_tool_call',
+          {
+            timestamp: new Date(now).toISOString(),
+            sequence: i,
+            agent: { id: `agent-${i % 7}`, framework: 'bench' },
+            session: { id: `queue-${Math.floor(i / 10)}` },
+          },
+          {
+            tool_call: {
+              id: `q${i}`,
+              name: 'wire_transfer',
+              args: { to: 'ACME', amount: 10_001 + i },
+            },
+          },
+        );
+        return {
+          hostId: host.id,
+          contextIdentity: jcsSha256.compute(ctx),
+          identityProvider: 'jcs-sha256',
+          interceptionPoint: 'pre_tool_call',
+          verdict: { decision: 'deny', reason: 'amount_over_threshold', approval: {} },
+          context: ctx as object,
+          sessionId: ctx.session.id,
+          sequence: i,
+          agentId: ctx.agent.id,
+          toolName: 'wire_transfer',
+          reason: 'amount_over_threshold',
+          expiresAt: new Date(now + 3_600_000 + i * 1000),
+        };
+      }),
+    });
+  }
+  const pendingCount = await prisma.approvalTicket.count({ where: { status: 'pending' } });
+
+  const cookieName = 'authjs.session-token';
+  const jwt = await encode({
+    token: { sub: reviewer.id, email: reviewer.email, name: null },
+    secret: process.env.AUTH_SECRET as string,
+    salt: cookieName,
+  });
+  const page = async () => {
+    const t0 = performance.now();
+    const res = await fetch(`${BASE}/approvals`, {
+      headers: { cookie: `${cookieName}=${jwt}` },
+      redirect: 'manual',
+    });
+    const html = await res.text();
+    if (res.status !== 200) throw new Error(`/approvals answered ${res.status}`);
+    return { ms: performance.now() - t0, bytes: html.length, html };
+  };
+  for (let i = 0; i < 3; i++) await page();
+  const pageTimes: number[] = [];
+  let last = { bytes: 0, html: '' };
+  for (let i = 0; i < 15; i++) {
+    const p = await page();
+    pageTimes.push(p.ms);
+    last = p;
+  }
+  pageTimes.sort((a, b) => a - b);
+
+  return {
+    tickets: TICKETS,
+    round_trip_ms: {
+      p50: round(pct(latencies, 50)),
+      p99: round(pct(latencies, 99)),
+      max: round(latencies.at(-1) ?? 0),
+    },
+    throughput_per_s: round(throughput),
+    concurrency: CONCURRENCY,
+    queue_page: {
+      pending_tickets: pendingCount,
+      p50_ms: round(pct(pageTimes, 50)),
+      max_ms: round(pageTimes.at(-1) ?? 0),
+      html_bytes: last.bytes,
+      shows_count:
+        last.html.includes(pendingCount.toLocaleString('en-US')) ||
+        last.html.includes(String(pendingCount)),
+    },
+    targets: { round_trip_p50_ms: 20, round_trip_p99_ms: 100, queue_page_ms: 300 },
+  };
+}
+
+async function waitReady(): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    try {
+      const res = await fetch(`${BASE}/api/ready`);
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error('the server did not become ready');
+}
+
+main().then(
+  (result) => {
+    if (JSON_ONLY) {
+      console.log(JSON.stringify(result));
+    } else {
+      const r = result;
+      console.log(
+        `approval round trip (request → decision → long-poll answer), ${r.tickets} tickets:`,
+      );
+      console.log(
+        `  p50 ${r.round_trip_ms.p50} ms   p99 ${r.round_trip_ms.p99} ms   max ${r.round_trip_ms.max} ms   (aim: p50 ≤ 20, p99 ≤ 100)`,
+      );
+      console.log(
+        `  throughput ${r.throughput_per_s} round trips/s with ${r.concurrency} concurrent hosts`,
+      );
+      console.log(
+        `queue page GET /approvals with ${r.queue_page.pending_tickets} pending tickets:`,
+      );
+      console.log(
+        `  p50 ${r.queue_page.p50_ms} ms   max ${r.queue_page.max_ms} ms   (${r.queue_page.html_bytes} bytes; must be ≤ 300 ms)`,
+      );
+    }
+    process.exit(0);
+  },
+  (err) => {
+    console.error(err instanceof Error ? err.stack : err);
+    process.exit(1);
+  },
+);
