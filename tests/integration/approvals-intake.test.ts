@@ -270,6 +270,13 @@ describe('POST /api/v1/approvals (§9 intake)', () => {
     });
   });
 
+  it('host keys never decide: the host API has no decision endpoint', async () => {
+    const ticketRoute = await import('@/app/api/v1/approvals/[id]/route');
+    const collection = await import('@/app/api/v1/approvals/route');
+    expect(Object.keys(ticketRoute)).toEqual(['GET']);
+    expect(Object.keys(collection)).toEqual(['POST']);
+  });
+
   it('GET is host-scoped: another host’s key gets 404, no key 401', async () => {
     const created = await post(host.key, approvalRequest(transferContext()));
     const other = await hostWithKey('other');

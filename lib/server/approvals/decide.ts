@@ -6,6 +6,7 @@ import { db } from '../db';
 import { type DecidedBy, DecisionError } from './errors';
 import { publishTicketEvent } from './events';
 import { expireTicket } from './expire';
+import { ensureApprovalsRuntime } from './runtime';
 import { buildResolution, type DecisionEdit, decisionVerdict } from './resolution';
 
 export { type DecidedBy, DecisionError, type DecisionErrorCode } from './errors';
@@ -47,6 +48,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * event without payload. Throws DecisionError; on any throw nothing changed.
  */
 export async function decideTicket(input: DecideInput): Promise<DecidedTicket> {
+  ensureApprovalsRuntime();
   const prisma = await db();
   if (!UUID.test(input.ticketId)) {
     await authorize(input.actor);
