@@ -99,18 +99,22 @@ if (failures.length) {
   process.exit(1);
 }
 
+/**
+ * Runs one test step and adds its counts (read by `count` from the step's
+ * JSON report). A step that fails without a counted test failure (it could
+ * not start, or its report is missing) counts as one failure.
+ */
+function step(name, cmd, args, count, env = {}) {
+  const before = totals.failed;
+  const ok = run(name, cmd, args, env);
+  const counted = count();
+  if ((!ok || !counted) && totals.failed === before) totals.failed += 1;
+}
+
 const vitest = (project) => {
   const file = path.join(out, `${project}.json`);
-  run(project, 'npx', [
-    'vitest',
-    'run',
-    '--project',
-    project,
-    '--reporter=default',
-    '--reporter=json',
-    `--outputFile.json=${file}`,
-  ]);
-  if (!countVitest(file)) totals.failed += 1;
+  const args = ['vitest', 'run', '--project', project, '--reporter=default', '--reporter=json'];
+  step(project, 'npx', [...args, `--outputFile.json=${file}`], () => countVitest(file));
 };
 
 if (want('unit')) vitest('unit');
@@ -118,31 +122,30 @@ if (want('integration')) {
   await requireServices();
   vitest('integration');
 }
-if (want('ctk') && existsSync(path.join(root, 'bin', 'commands', 'ctk.ts'))) {
+if (want('ctk')) {
   const file = path.join(out, 'ctk.json');
-  const ok = run('ctk', 'node', [
-    'bin/agent-hooks.mjs',
+  const report = path.join(out, 'ctk-report.md');
+  step(
     'ctk',
-    '--json-file',
-    file,
-    '--report',
-    path.join(out, 'ctk-report.md'),
-  ]);
-  if (existsSync(file)) {
-    const s = JSON.parse(readFileSync(file, 'utf8')).summary;
-    totals.passed += s.pass;
-    totals.failed += s.fail;
-    totals.skipped += s.skip;
-  } else if (!ok) totals.failed += 1;
+    'node',
+    ['bin/agent-hooks.mjs', 'ctk', '--json-file', file, '--report', report],
+    () => {
+      if (!existsSync(file)) return false;
+      const s = JSON.parse(readFileSync(file, 'utf8')).summary;
+      totals.passed += s.pass;
+      totals.failed += s.fail;
+      totals.skipped += s.skip;
+      return true;
+    },
+  );
 }
 if (want('e2e')) {
   await requireServices();
-  const file = path.join(out, 'e2e.json');
   ensureChromium();
-  run('e2e', 'npx', ['playwright', 'test', '--reporter=list,json'], {
+  const file = path.join(out, 'e2e.json');
+  step('e2e', 'npx', ['playwright', 'test', '--reporter=list,json'], () => countPlaywright(file), {
     PLAYWRIGHT_JSON_OUTPUT_NAME: file,
   });
-  if (!countPlaywright(file)) totals.failed += 1;
 }
 
 if (failures.length) console.error(`\nFailed steps: ${failures.join(', ')}`);
