@@ -192,9 +192,7 @@ async function main(): Promise<number> {
   const run = await referenceHarness.run(setup);
   console.log('');
   for (const r of run.records as Record<string, any>[]) {
-    const what = r.tool_call_name
-      ? `${r.interception_point} ${r.tool_call_name}`
-      : r.interception_point;
+    const what = `#${r.sequence} ${r.interception_point}`;
     const v = r.verdict ?? {};
     const extra = r.resolved_by ? ` (resolved_by ${r.resolved_by})` : '';
     say('record', `${String(what).padEnd(28)} ${v.decision ?? ''} ${v.reason ?? ''}${extra}`);
