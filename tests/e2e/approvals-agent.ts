@@ -9,26 +9,21 @@ import { createHost, redactPaths, Verdict } from '@/lib/hooks';
 export function testAgent(opts: { baseUrl: string; apiKey: string; redact: string[] }) {
   const received: { tool: string; args: Record<string, unknown> }[] = [];
   const host = createHost({
-    agent: { id: 'payments-bot', framework: 'e2e' },
+    agent: { id: 'mail-bot', framework: 'e2e' },
     interceptors: [
       {
         name: 'limits',
         intercept: (ctx) => {
           const call = ctx.tool_call as { name: string; args: Record<string, unknown> } | undefined;
           if (ctx.interception_point !== 'pre_tool_call' || !call) return Verdict.allow();
-          if (call.name === 'wire_transfer' && Number(call.args.amount) > 10_000) {
-            return Verdict.escalate('large_transfer', {
-              message: 'Transfers over 10,000 EUR need a human.',
-              warnings: [{ reason: 'new_payee', message: 'First transfer to this IBAN.' }],
-              evidence: {
-                artefact: 'policy/limits.rego#L12',
-                verification_pointers: { policy: 'https://policies.invalid/limits/v3' },
-              },
-            });
-          }
           if (call.name === 'send_email') {
             return Verdict.escalate('external_recipient', {
               message: 'Mail to an outside address.',
+              warnings: [{ reason: 'external', message: 'The recipient is outside the company.' }],
+              evidence: {
+                artefact: 'policy/mail.rego#L3',
+                verification_pointers: { policy: 'https://policies.invalid/mail/v1' },
+              },
             });
           }
           return Verdict.allow();
@@ -42,7 +37,7 @@ export function testAgent(opts: { baseUrl: string; apiKey: string; redact: strin
       apiKey: opts.apiKey,
       timeoutMs: 120_000,
       pollSeconds: 5,
-      agentLabel: 'Payments bot',
+      agentLabel: 'Mail bot',
     }),
   });
 

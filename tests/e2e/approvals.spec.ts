@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { type Browser, expect, type Page, test } from '@playwright/test';
 import { testAgent } from './approvals-agent';
 import { BASE_URL, E2E_ADMIN, SCREENSHOTS, signIn } from './fixtures';
@@ -16,6 +18,7 @@ const REVIEWER = { email: `inbox-rev.${run}@e2e.test`, password: 'reviewer-pass-
 const AUDITOR = { email: `inbox-aud.${run}@e2e.test`, password: 'auditor-pass-1234' };
 const REDACT = ['$target.memo'];
 let apiKey = '';
+let hostId = '';
 
 async function asUser(browser: Browser, user: { email: string; password: string }, path: string) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -48,6 +51,7 @@ test('setup: an admin adds a reviewer and an auditor, registers a host and issue
   await form.getByLabel('Redaction paths').fill(REDACT.join('\n'));
   await form.getByRole('button', { name: 'Register host' }).click();
   await expect(page).toHaveURL(/\/hosts\/[0-9a-f-]{36}/);
+  hostId = new URL(page.url()).pathname.split('/')[2];
   await page.getByLabel('Key name').fill('e2e');
   await page.getByRole('button', { name: 'Create key' }).click();
   apiKey = await page
@@ -57,117 +61,167 @@ test('setup: an admin adds a reviewer and an auditor, registers a host and issue
   expect(apiKey).toMatch(/^ck_/);
 });
 
-test('a ticket appears live; the reviewer approves it with an edit; the tool gets the edited value', async ({
+/** `npm run demo:agent` as a child process against the test server; resolves with its output. */
+function startDemoAgent(key: string) {
+  const child = spawn(
+    process.execPath,
+    [path.join('node_modules', 'tsx', 'dist', 'cli.mjs'), 'scripts/demo-agent.ts'],
+    {
+      env: { ...process.env, CHECKPOINT_URL: BASE_URL, CHECKPOINT_API_KEY: key },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  child.stdout.on('data', (b) => {
+    output += String(b);
+  });
+  child.stderr.on('data', (b) => {
+    output += String(b);
+  });
+  const done = new Promise<{ code: number | null; output: string }>((resolve) => {
+    child.on('exit', (code) => resolve({ code, output }));
+  });
+  return { done, kill: () => child.kill('SIGTERM'), output: () => output };
+}
+
+// A second agent, in this process, whose tickets carry a redacted field and evidence.
+let agent: ReturnType<typeof testAgent>;
+let emailOutcome: Promise<{ status: string }>;
+
+test('a demo agent ticket appears live; the reviewer approves it with an edit; the tool gets the edited value', async ({
   browser,
 }) => {
-  const reviewer = await asUser(browser, REVIEWER, '/approvals');
-  await expect(reviewer).toHaveURL(/\/approvals$/);
+  // This run's host only: other suites may have tickets of their own.
+  const reviewer = await asUser(browser, REVIEWER, `/approvals?host=${hostId}`);
+  await expect(reviewer).toHaveURL(/\/approvals\?host=/);
   await expect(reviewer.locator('[data-live="live"]')).toBeVisible();
   // Marks this document: a reload would drop it.
   await reviewer.evaluate(() => {
     (window as unknown as { __noReload: boolean }).__noReload = true;
   });
 
-  const agent = testAgent({ baseUrl: BASE_URL, apiKey, redact: REDACT });
-  const transfer = agent.call(`sess-${run}-1`, 'wire_transfer', {
-    amount: 25_000,
-    currency: 'EUR',
-    to: 'ACME GmbH',
-    memo: 'invoice 4711, card 4242 4242 4242 4242',
-  });
-  const email = agent.call(`sess-${run}-2`, 'send_email', {
-    to: 'cfo@example.com',
-    subject: 'Q3 numbers',
-  });
+  const demo = startDemoAgent(apiKey);
+  try {
+    agent = testAgent({ baseUrl: BASE_URL, apiKey, redact: REDACT });
+    emailOutcome = agent.call(`sess-${run}-mail`, 'send_email', {
+      to: 'cfo@example.com',
+      subject: 'Q3 numbers',
+      memo: 'card 4242 4242 4242 4242',
+    });
 
-  const row = reviewer.locator('[data-ticket-row]', { hasText: 'wire_transfer' }).first();
-  const bar = reviewer.getByTestId('new-tickets');
-  // New tickets arrive without a reload: either straight in (the queue was
-  // calm) or announced in the bar.
-  await expect(row.or(bar).first()).toBeVisible({ timeout: 20_000 });
-  if (await bar.isVisible()) await bar.click();
-  await expect(row).toBeVisible();
-  await expect(reviewer.locator('[data-ticket-row]', { hasText: 'send_email' })).toBeVisible();
-  expect(
-    await reviewer.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload),
-  ).toBe(true);
-  await expect(row.getByTestId('countdown')).toBeVisible();
-  await expect(reviewer.getByTestId('count-pending')).not.toHaveText('0');
-  await reviewer.screenshot({ path: `${SCREENSHOTS}/approvals-queue.png` });
+    const row = reviewer.locator('[data-ticket-row]', { hasText: 'wire_transfer' }).first();
+    const bar = reviewer.getByTestId('new-tickets');
+    // New tickets arrive without a reload: straight in while the queue is
+    // empty, announced in the bar once it is not.
+    await expect(row.or(bar).first()).toBeVisible({ timeout: 30_000 });
+    if (await bar.isVisible()) await bar.click();
+    await expect(row).toBeVisible();
+    const mailRow = reviewer.locator('[data-ticket-row]', { hasText: 'send_email' });
+    await expect(mailRow.or(bar).first()).toBeVisible();
+    if (await bar.isVisible()) await bar.click();
+    await expect(mailRow).toBeVisible();
+    expect(
+      await reviewer.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload),
+    ).toBe(true);
+    await expect(row.getByTestId('countdown')).toBeVisible();
+    await expect(reviewer.getByTestId('count-pending')).toHaveText('2');
+    await reviewer.screenshot({ path: `${SCREENSHOTS}/approvals-queue.png` });
 
-  // Filters live in the URL.
-  await reviewer.getByLabel('Reason').fill('large_transfer');
-  await reviewer.getByRole('button', { name: 'Filter' }).click();
-  await expect(reviewer).toHaveURL(/reason=large_transfer/);
-  await expect(reviewer.locator('[data-ticket-row]')).toHaveCount(1);
+    // Filters live in the URL.
+    await reviewer.getByLabel('Reason').fill('amount_over_threshold');
+    await reviewer.getByRole('button', { name: 'Filter' }).click();
+    await expect(reviewer).toHaveURL(/reason=amount_over_threshold/);
+    await expect(reviewer.locator('[data-ticket-row]')).toHaveCount(1);
+    await expect(reviewer.locator('[data-live="live"]')).toBeVisible();
 
-  // Keyboard path: j selects the first row, o opens it.
-  await reviewer.keyboard.press('j');
-  await reviewer.keyboard.press('o');
-  await expect(reviewer).toHaveURL(/\/approvals\/[0-9a-f-]{36}$/);
-  const ticketUrl = reviewer.url();
-  await expect(reviewer.getByRole('heading', { name: 'wire_transfer', level: 1 })).toBeVisible();
-  await expect(reviewer.getByTestId('verdict-message')).toHaveText(
-    'Transfers over 10,000 EUR need a human.',
-  );
-  await expect(reviewer.getByText('First transfer to this IBAN.')).toBeVisible();
-  // Evidence pointers are text, never links.
-  await expect(reviewer.getByText('https://policies.invalid/limits/v3')).toBeVisible();
-  await expect(reviewer.locator('a[href*="policies.invalid"]')).toHaveCount(0);
-  // The memo was redacted before storage: marked, and its content appears nowhere.
-  await expect(reviewer.locator('[data-path="target.memo"][data-redacted="true"]')).toBeVisible();
-  expect(await reviewer.content()).not.toContain('4242 4242');
-  await expect(reviewer.getByTestId('context-identity')).toHaveText(/^sha256:[0-9a-f]{64}$/);
-  // The decision is visible without scrolling.
-  await expect(reviewer.getByRole('button', { name: /^Approve/ }).first()).toBeInViewport();
-  await reviewer.screenshot({ path: `${SCREENSHOTS}/approval-ticket.png` });
+    // Keyboard path: j selects the first row, o opens it.
+    await reviewer.keyboard.press('j');
+    await reviewer.keyboard.press('o');
+    await expect(reviewer).toHaveURL(/\/approvals\/[0-9a-f-]{36}$/);
+    await expect(reviewer.getByRole('heading', { name: 'wire_transfer', level: 1 })).toBeVisible();
+    await expect(reviewer.getByTestId('verdict-message')).toHaveText(
+      "Transfers over 10000 need a reviewer's approval.",
+    );
+    await expect(reviewer.getByTestId('context-identity')).toHaveText(/^sha256:[0-9a-f]{64}$/);
+    // The decision is visible without scrolling.
+    await expect(reviewer.getByRole('button', { name: /^Approve/ }).first()).toBeInViewport();
+    await reviewer.screenshot({ path: `${SCREENSHOTS}/approval-ticket.png` });
 
-  // Approve with edit: one field, a diff, a confirmation.
-  await reviewer.keyboard.press('e');
-  const field = reviewer.getByLabel('Field');
-  await expect(field.locator('option[value="$target.memo"]')).toBeDisabled();
-  await field.selectOption('$target.amount');
-  await reviewer.getByLabel('New value (JSON)').fill('9000');
-  await reviewer.getByRole('button', { name: 'Review change' }).click();
-  const diff = reviewer.getByTestId('edit-diff');
-  await expect(diff).toContainText('"amount": 25000');
-  await expect(diff).toContainText('"amount": 9000');
-  await reviewer.screenshot({ path: `${SCREENSHOTS}/approval-edit-diff.png` });
-  await reviewer.getByRole('button', { name: 'Confirm: approve with edit' }).click();
-  await expect(reviewer.getByTestId('decision-summary')).toContainText('Approved with an edit');
-  await expect(reviewer.getByTestId('ticket-status')).toHaveText('approved');
+    // Approve with edit: one field, a diff, a confirmation.
+    await reviewer.keyboard.press('e');
+    await reviewer.getByLabel('Field').selectOption('$target.amount');
+    await reviewer.getByLabel('New value (JSON)').fill('9000');
+    await reviewer.getByRole('button', { name: 'Review change' }).click();
+    const diff = reviewer.getByTestId('edit-diff');
+    await expect(diff).toContainText('"amount": 25000');
+    await expect(diff).toContainText('"amount": 9000');
+    await reviewer.screenshot({ path: `${SCREENSHOTS}/approval-edit-diff.png` });
+    await reviewer.getByRole('button', { name: 'Confirm: approve with edit' }).click();
+    await expect(reviewer.getByTestId('decision-summary')).toContainText('Approved with an edit');
+    await expect(reviewer.getByTestId('ticket-status')).toHaveText('approved');
+    // Decided: the page offers no decision any more.
+    await reviewer.reload();
+    await expect(reviewer.getByRole('button', { name: /^Approve/ })).toHaveCount(0);
 
-  // The waiting host received the transform; the tool ran with the edited value.
-  const outcome = await transfer;
-  expect(outcome.status).toBe('completed');
-  expect(agent.received).toContainEqual({
-    tool: 'wire_transfer',
-    args: expect.objectContaining({ amount: 9000, to: 'ACME GmbH' }),
-  });
+    // The waiting host received the transform; the tool ran with the edited value.
+    const { code, output } = await demo.done;
+    expect(output).toContain('wire_transfer EXECUTED: 9000 EUR to ACME GmbH');
+    expect(output).toContain('25000 → 9000');
+    expect(output).toContain('delete_file is denied');
+    expect(code).toBe(0);
+  } finally {
+    demo.kill();
+  }
+});
 
-  // A second decision on the same ticket is refused: the page now shows it decided, without forms.
-  await reviewer.goto(ticketUrl);
-  await expect(reviewer.getByRole('button', { name: /^Approve/ })).toHaveCount(0);
-
-  // The auditor sees the pending email ticket read-only: no decision forms at all.
-  const auditor = await asUser(browser, AUDITOR, '/approvals?status=pending');
+test('redacted values are marked; an auditor reads only; a late decision sees who won; a reject needs a reason', async ({
+  browser,
+}) => {
+  const auditor = await asUser(browser, AUDITOR, `/approvals?status=pending&host=${hostId}`);
   await auditor.locator('[data-ticket-row]', { hasText: 'send_email' }).getByRole('link').click();
   await expect(auditor.getByRole('heading', { name: 'send_email', level: 1 })).toBeVisible();
+  const ticketPath = new URL(auditor.url()).pathname;
+  // The memo was redacted by the host before it asked: marked, its content nowhere.
+  await expect(auditor.locator('[data-path="target.memo"][data-redacted="true"]')).toBeVisible();
+  expect(await auditor.content()).not.toContain('4242 4242');
+  // Evidence pointers are text, never links; warnings are shown.
+  await expect(auditor.getByText('https://policies.invalid/mail/v1')).toBeVisible();
+  await expect(auditor.locator('a[href*="policies.invalid"]')).toHaveCount(0);
+  await expect(auditor.getByText('The recipient is outside the company.')).toBeVisible();
+  // Read-only: no decision form at all.
   await expect(auditor.getByTestId('read-only')).toBeVisible();
   await expect(auditor.getByRole('button', { name: /Approve|Reject/ })).toHaveCount(0);
-  await expect(auditor.locator('form[aria-label="Approve"]')).toHaveCount(0);
 
-  // The reviewer rejects it: a reason is required, and the host is told no.
-  await reviewer.goto('/approvals?status=pending&reason=external_recipient');
-  await reviewer.locator('[data-ticket-row]').first().getByRole('link').click();
-  await expect(reviewer.getByRole('heading', { name: 'send_email', level: 1 })).toBeVisible();
-  await reviewer.keyboard.press('r');
+  // An admin and the reviewer have the ticket open at the same time.
+  const admin = await asUser(browser, E2E_ADMIN, ticketPath);
+  const reviewer = await asUser(browser, REVIEWER, ticketPath);
+  await reviewer.keyboard.press('e');
+  // A redacted field cannot be picked for an edit.
+  await expect(reviewer.getByLabel('Field').locator('option[value="$target.memo"]')).toBeDisabled();
+  await reviewer.keyboard.press('Escape');
+
+  // The reviewer rejects: the reason is required and comes first.
+  await reviewer.getByRole('button', { name: /^Reject/ }).click();
   const reason = reviewer.getByLabel(/Why reject it/);
   await expect(reason).toBeFocused();
   await reason.fill('No outside mail during the audit.');
   await reviewer.getByRole('button', { name: 'Reject', exact: true }).click();
   await expect(reviewer.getByTestId('decision-summary')).toContainText('Rejected');
-  const refused = await email;
-  expect(refused.status).toBe('blocked');
+  await expect(reviewer.getByTestId('decision-summary')).toContainText(
+    'No outside mail during the audit.',
+  );
+
+  // The admin's approval comes second: refused, saying who won; nothing changes.
+  await admin
+    .getByRole('button', { name: /^Approve/ })
+    .first()
+    .click();
+  const alert = admin.locator('[role="alert"][data-code="already_decided"]');
+  await expect(alert).toContainText(`Already decided by ${REVIEWER.email}`);
+  await alert.getByRole('button', { name: 'Reload the ticket' }).click();
+  await expect(admin.getByTestId('decision-summary')).toContainText('Rejected');
+
+  // The waiting host was told no; the tool never ran.
+  expect((await emailOutcome).status).toBe('blocked');
   expect(agent.received.map((r) => r.tool)).not.toContain('send_email');
 });

@@ -72,11 +72,12 @@ export async function decideAction(_prev: DecisionState, form: FormData): Promis
     });
   } catch (err) {
     if (!(err instanceof DecisionError)) throw err;
+    // No revalidation here: the page would re-render as decided and the
+    // reviewer would never read why their decision did not count.
     return { status: 'error', code: err.code, message: describeError(err) };
-  } finally {
-    revalidatePath(`/approvals/${ticketId}`);
-    revalidatePath('/approvals');
   }
+  revalidatePath(`/approvals/${ticketId}`);
+  revalidatePath('/approvals');
   const done = { approve: 'Approved.', edit: 'Approved with your edit.', reject: 'Rejected.' };
   return { status: 'ok', code: 'decided', message: done[outcome as keyof typeof done] };
 }

@@ -59,6 +59,11 @@ export function DecisionPanel(props: Props) {
     </>
   );
 
+  // Decided elsewhere or expired: no form is worth showing, only the way to the truth.
+  const settled =
+    state.status === 'error' &&
+    ['already_decided', 'expired', 'not_found'].includes(state.code ?? '');
+
   return (
     <div className="space-y-3">
       {state.status === 'error' && (
@@ -68,7 +73,7 @@ export function DecisionPanel(props: Props) {
           className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800"
         >
           {state.message}
-          {(state.code === 'already_decided' || state.code === 'identity_mismatch') && (
+          {(settled || state.code === 'identity_mismatch') && (
             <button
               type="button"
               onClick={() => router.refresh()}
@@ -79,7 +84,7 @@ export function DecisionPanel(props: Props) {
           )}
         </div>
       )}
-      {mode === 'choose' && (
+      {mode === 'choose' && !settled && (
         <div className="flex flex-wrap gap-2">
           <form action={action} aria-label="Approve">
             {hidden}
@@ -109,7 +114,7 @@ export function DecisionPanel(props: Props) {
           </button>
         </div>
       )}
-      {mode === 'reject' && (
+      {mode === 'reject' && !settled && (
         <form action={action} aria-label="Reject" className="space-y-2">
           {hidden}
           <input type="hidden" name="outcome" value="reject" />
@@ -140,7 +145,7 @@ export function DecisionPanel(props: Props) {
           </div>
         </form>
       )}
-      {mode === 'edit' && (
+      {mode === 'edit' && !settled && (
         <EditForm
           action={action}
           hidden={hidden}
