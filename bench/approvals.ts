@@ -154,14 +154,16 @@ async function run(databaseUrl: string, server: { proc?: ReturnType<typeof spawn
     });
   };
 
+  const phases = { post: [] as number[], decide: [] as number[], answer: [] as number[] };
   /** One host's round trip: request → decision → long-poll answer. */
-  async function roundTrip(): Promise<number> {
+  async function roundTrip(record = false): Promise<number> {
     const body = request();
     const t0 = performance.now();
     const created = await fetch(`${BASE}/api/v1/approvals`, { method: 'POST', headers, body });
     if (created.status !== 201)
       throw new Error(`POST answered ${created.status}: ${await created.text()}`);
     const ticket = (await created.json()) as { id: string; context_identity: string };
+    const t1 = performance.now();
     const answer = fetch(`${BASE}/api/v1/approvals/${ticket.id}?wait=30`, { headers });
     await decideTicket({
       ticketId: ticket.id,
@@ -169,12 +171,19 @@ async function run(databaseUrl: string, server: { proc?: ReturnType<typeof spawn
       outcome: 'approve',
       contextIdentity: ticket.context_identity,
     });
+    const t2 = performance.now();
     const res = await answer;
     const resolution = (await res.json()) as { outcome?: string };
     if (res.status !== 200 || resolution.outcome !== 'approve') {
       throw new Error(`long-poll answered ${res.status} ${JSON.stringify(resolution)}`);
     }
-    return performance.now() - t0;
+    const t3 = performance.now();
+    if (record) {
+      phases.post.push(t1 - t0);
+      phases.decide.push(t2 - t1);
+      phases.answer.push(t3 - t2);
+    }
+    return t3 - t0;
   }
 
   log('warming up…');
@@ -182,7 +191,7 @@ async function run(databaseUrl: string, server: { proc?: ReturnType<typeof spawn
 
   log(`${TICKETS} round trips, one at a time…`);
   const latencies: number[] = [];
-  for (let i = 0; i < TICKETS; i++) latencies.push(await roundTrip());
+  for (let i = 0; i < TICKETS; i++) latencies.push(await roundTrip(true));
   latencies.sort((a, b) => a - b);
 
   log(`${TICKETS} round trips, ${CONCURRENCY} hosts at once…`);
@@ -269,6 +278,18 @@ async function run(databaseUrl: string, server: { proc?: ReturnType<typeof spawn
       p99: round(pct(latencies, 99)),
       max: round(latencies.at(-1) ?? 0),
     },
+    // Where the sequential round trip's time goes (p50 of each step).
+    phases_p50_ms: Object.fromEntries(
+      Object.entries(phases).map(([k, v]) => [
+        k,
+        round(
+          pct(
+            v.sort((a, b) => a - b),
+            50,
+          ),
+        ),
+      ]),
+    ),
     throughput_per_s: round(throughput),
     concurrency: CONCURRENCY,
     queue_page: {
@@ -309,6 +330,7 @@ main().then(
       console.log(
         `  p50 ${r.round_trip_ms.p50} ms   p99 ${r.round_trip_ms.p99} ms   max ${r.round_trip_ms.max} ms   (aim: p50 ≤ 20, p99 ≤ 100)`,
       );
+      console.log(`  p50 per step: ${JSON.stringify(r.phases_p50_ms)}`);
       console.log(
         `  throughput ${r.throughput_per_s} round trips/s with ${r.concurrency} concurrent hosts`,
       );

@@ -1,8 +1,8 @@
 import 'server-only';
 import type { AgentContext, ApprovalResolution } from '@/lib/hooks';
-import type { Prisma } from '@/lib/generated/prisma/client';
 import { hasAnyRole } from '../auth/roles';
 import { db } from '../db';
+import { commitDecision } from './commit-decision';
 import { type DecidedBy, DecisionError } from './errors';
 import { publishTicketEvent } from './events';
 import { expireTicket } from './expire';
@@ -43,8 +43,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * Decides a pending ticket, once. The echoed identity must be the ticket's
  * (a reviewer decides what they saw); the resolution is built and validated
  * as a host would validate it before anything is written; the conditional
- * update on `status = pending` (and the unique Decision.ticketId behind it)
- * lets exactly one of racing decisions commit. Each decision leaves an audit
+ * update on `status = pending` (commit-decision.ts, with the unique
+ * Decision.ticketId behind it) lets exactly one of racing decisions commit. Each decision leaves an audit
  * event without payload. Throws DecisionError; on any throw nothing changed.
  */
 export async function decideTicket(input: DecideInput): Promise<DecidedTicket> {
@@ -92,41 +92,28 @@ export async function decideTicket(input: DecideInput): Promise<DecidedTicket> {
   const status = input.outcome === 'approve' ? 'approved' : 'rejected';
   const now = new Date();
 
-  const won = await prisma.$transaction(async (tx) => {
-    const claimed = await tx.approvalTicket.updateMany({
-      where: { id: ticket.id, status: 'pending', expiresAt: { gt: now } },
-      data: { status, decidedAt: now, resolution: resolution as unknown as Prisma.InputJsonValue },
-    });
-    if (claimed.count !== 1) return false;
-    await tx.decision.create({
-      data: {
-        ticketId: ticket.id,
+  const won = await commitDecision(prisma, {
+    ticketId: ticket.id,
+    deadline: 'ahead',
+    status,
+    outcome: input.outcome,
+    at: now,
+    resolution,
+    verdict,
+    contextIdentity: input.contextIdentity,
+    decidedByKind: input.actor.kind,
+    userId,
+    note: input.outcome === 'reject' ? (input.reason?.trim() ?? null) : null,
+    audit: {
+      actorKind: input.actor.kind === 'human' ? 'user' : input.actor.kind,
+      action: 'approval.decided',
+      // Who, which identity, which outcome: never the context or the edited value.
+      details: {
         outcome: input.outcome,
-        verdict: verdict as unknown as Prisma.InputJsonValue,
+        edited: Boolean(input.edit),
         contextIdentity: input.contextIdentity,
-        decidedByKind: input.actor.kind,
-        userId,
-        note: input.outcome === 'reject' ? (input.reason?.trim() ?? null) : null,
-        createdAt: now,
       },
-    });
-    await tx.auditEvent.create({
-      data: {
-        actorId: userId,
-        actorKind: input.actor.kind === 'human' ? 'user' : input.actor.kind,
-        action: 'approval.decided',
-        targetType: 'approval_ticket',
-        targetId: ticket.id,
-        // Who, which identity, which outcome: never the context or the edited value.
-        details: {
-          outcome: input.outcome,
-          edited: Boolean(input.edit),
-          contextIdentity: input.contextIdentity,
-        },
-        createdAt: now,
-      },
-    });
-    return true;
+    },
   });
   if (!won) throw await settledError(ticket.id);
   publishTicketEvent({ type: 'decided', ticketId: ticket.id, hostId: ticket.hostId });

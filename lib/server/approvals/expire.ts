@@ -1,7 +1,7 @@
 import 'server-only';
-import type { Prisma } from '@/lib/generated/prisma/client';
 import { db } from '../db';
 import { moduleLogger } from '../logger';
+import { commitDecision } from './commit-decision';
 import { publishTicketEvent } from './events';
 import { buildResolution } from './resolution';
 
@@ -22,36 +22,23 @@ export async function expireTicket(ticketId: string, now = new Date()): Promise<
   });
   if (ticket?.status !== 'pending' || ticket.expiresAt > now) return false;
   const resolution = buildResolution(ticket.contextIdentity, 'unresolved');
-  const won = await prisma.$transaction(async (tx) => {
-    const claimed = await tx.approvalTicket.updateMany({
-      where: { id: ticket.id, status: 'pending', expiresAt: { lte: now } },
-      data: {
-        status: 'expired',
-        decidedAt: now,
-        resolution: resolution as unknown as Prisma.InputJsonValue,
-      },
-    });
-    if (claimed.count !== 1) return false;
-    await tx.decision.create({
-      data: {
-        ticketId: ticket.id,
-        outcome: 'unresolved',
-        contextIdentity: ticket.contextIdentity,
-        decidedByKind: 'system',
-        createdAt: now,
-      },
-    });
-    await tx.auditEvent.create({
-      data: {
-        actorKind: 'system',
-        action: 'approval.expired',
-        targetType: 'approval_ticket',
-        targetId: ticket.id,
-        details: { outcome: 'unresolved', contextIdentity: ticket.contextIdentity },
-        createdAt: now,
-      },
-    });
-    return true;
+  const won = await commitDecision(prisma, {
+    ticketId: ticket.id,
+    deadline: 'passed',
+    status: 'expired',
+    outcome: 'unresolved',
+    at: now,
+    resolution,
+    verdict: null,
+    contextIdentity: ticket.contextIdentity,
+    decidedByKind: 'system',
+    userId: null,
+    note: null,
+    audit: {
+      actorKind: 'system',
+      action: 'approval.expired',
+      details: { outcome: 'unresolved', contextIdentity: ticket.contextIdentity },
+    },
   });
   if (won) publishTicketEvent({ type: 'expired', ticketId: ticket.id, hostId: ticket.hostId });
   return won;

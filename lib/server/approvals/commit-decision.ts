@@ -1,0 +1,60 @@
+import 'server-only';
+import { randomUUID } from 'node:crypto';
+import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
+
+export interface DecisionCommit {
+  ticketId: string;
+  /** Decisions need the deadline ahead, expiry needs it passed. */
+  deadline: 'ahead' | 'passed';
+  status: 'approved' | 'rejected' | 'expired';
+  outcome: 'approve' | 'reject' | 'unresolved';
+  at: Date;
+  resolution: unknown;
+  verdict: unknown | null;
+  contextIdentity: string | null;
+  decidedByKind: string;
+  userId: string | null;
+  note: string | null;
+  audit: { actorKind: string; action: string; details: Record<string, unknown> };
+}
+
+/**
+ * Settles a pending ticket, exactly once, in one statement: the conditional
+ * update (`status = 'pending'`, deadline on the right side) claims the row,
+ * and the Decision and the audit event are inserted only from the claimed
+ * row. A concurrent second statement waits on the row lock, re-reads it as
+ * no longer pending, and inserts nothing (the unique Decision.ticketId is the
+ * backstop). One round trip instead of an interactive transaction's five.
+ * Timestamps are UTC `timestamp(3)` columns, hence the ISO strings.
+ */
+export async function commitDecision(prisma: PrismaClient, c: DecisionCommit): Promise<boolean> {
+  const at = c.at.toISOString();
+  const deadline =
+    c.deadline === 'ahead'
+      ? Prisma.sql`"expiresAt" > ${at}::timestamp(3)`
+      : Prisma.sql`"expiresAt" <= ${at}::timestamp(3)`;
+  const rows = await prisma.$queryRaw<{ n: number }[]>`
+    WITH claimed AS (
+      UPDATE "ApprovalTicket"
+         SET "status" = ${c.status}::"TicketStatus",
+             "decidedAt" = ${at}::timestamp(3),
+             "resolution" = ${JSON.stringify(c.resolution)}::jsonb
+       WHERE "id" = ${c.ticketId}::uuid AND "status" = 'pending' AND ${deadline}
+      RETURNING "id"),
+    decided AS (
+      INSERT INTO "Decision"
+        ("id", "ticketId", "outcome", "verdict", "contextIdentity", "decidedByKind", "userId", "note", "createdAt")
+      SELECT ${randomUUID()}::uuid, "id", ${c.outcome}::"DecisionOutcome",
+             ${c.verdict === null ? null : JSON.stringify(c.verdict)}::jsonb, ${c.contextIdentity},
+             ${c.decidedByKind}, ${c.userId}::uuid, ${c.note}, ${at}::timestamp(3)
+        FROM claimed
+      RETURNING "ticketId"),
+    audited AS (
+      INSERT INTO "AuditEvent" ("actorId", "actorKind", "action", "targetType", "targetId", "details", "createdAt")
+      SELECT ${c.userId}::uuid, ${c.audit.actorKind}, ${c.audit.action}, 'approval_ticket',
+             "ticketId"::text, ${JSON.stringify(c.audit.details)}::jsonb, ${at}::timestamp(3)
+        FROM decided
+      RETURNING "id")
+    SELECT count(*)::int AS n FROM audited`;
+  return Number(rows[0]?.n ?? 0) === 1;
+}
