@@ -119,7 +119,7 @@ export default async function OverviewPage({
               format="percent"
             />
           </Card>
-          <Card title="Approvals" className="lg:col-span-2">
+          <Card title="Approvals">
             <LineChart
               id="approvals"
               title="Approvals"

@@ -15,11 +15,20 @@ export const PAD = { left: 44, right: 8, top: 8, bottom: 22 };
 export const plotW = W - PAD.left - PAD.right;
 export const plotH = H - PAD.top - PAD.bottom;
 
-/** A round axis maximum at or above `max` (1, 2, 2.5, 5 × 10^n). */
+/**
+ * A round axis maximum at or above `max`. Counts use even steps so that
+ * the middle gridline is a whole number too (0, 20, 40; never 2.5).
+ */
 export function niceMax(max: number, format: ValueFormat): number {
-  if (max <= 0) return format === 'percent' ? 0.01 : 1;
+  if (format === 'percent') {
+    if (max <= 0) return 0.01;
+    const pow = 10 ** Math.floor(Math.log10(max));
+    for (const m of [1, 2, 2.5, 5, 10]) if (m * pow >= max) return m * pow;
+    return 10 * pow;
+  }
+  if (max <= 2) return 2;
   const pow = 10 ** Math.floor(Math.log10(max));
-  for (const m of [1, 2, 2.5, 5, 10]) if (m * pow >= max) return m * pow;
+  for (const m of [2, 4, 6, 8, 10]) if (m * pow >= max) return m * pow;
   return 10 * pow;
 }
 

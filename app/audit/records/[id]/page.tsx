@@ -50,7 +50,7 @@ export default async function RecordPage({ params }: { params: Promise<{ id: str
           )
         }
       />
-      <div className="grid items-start gap-4 lg:grid-cols-[22rem_1fr]">
+      <div className="grid items-start gap-4 lg:grid-cols-[28rem_1fr]">
         <Card title="Summary">
           <dl className="divide-y divide-slate-100">
             <Row label="Received">
@@ -82,10 +82,10 @@ export default async function RecordPage({ params }: { params: Promise<{ id: str
               {r.identityProvider ?? <span className="text-slate-400">null (unbound)</span>}
             </Row>
             <Row label="Input identity">
-              <Identity value={r.inputIdentity} label="input identity" />
+              <Identity value={r.inputIdentity} label="input identity" full />
             </Row>
             <Row label="Enforced identity">
-              <Identity value={r.enforcedIdentity} label="enforced identity" />
+              <Identity value={r.enforcedIdentity} label="enforced identity" full />
             </Row>
             <Row label="Chain hash">
               <code className="font-mono text-xs">{r.chainHash}</code>
@@ -95,7 +95,7 @@ export default async function RecordPage({ params }: { params: Promise<{ id: str
             </Row>
           </dl>
         </Card>
-        <Card title="The record (§10.3, as received)">
+        <Card title="The record (§10.3, as stored)">
           <pre
             className="max-h-[70vh] overflow-auto rounded bg-slate-950 p-3 font-mono text-xs leading-relaxed text-slate-100"
             data-testid="record-json"

@@ -1,0 +1,169 @@
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { expect, type Page, test } from '@playwright/test';
+import { auditAgent } from './audit-agent';
+import { BASE_URL, E2E_ADMIN, SCREENSHOTS, signIn, signOut } from './fixtures';
+
+test.describe.configure({ mode: 'serial' });
+
+const run = Date.now().toString(36);
+const SESSION = `audit-e2e-${run}`;
+let hostName = '';
+
+/** Registers a host and issues a key through /hosts, as an admin would. */
+async function hostWithKey(page: Page, name: string): Promise<string> {
+  const form = page.getByRole('form', { name: 'Register a host' });
+  await form.getByLabel('Name').fill(name);
+  await form.getByRole('button', { name: 'Register host' }).click();
+  await expect(page).toHaveURL(/\/hosts\/[0-9a-f-]{36}\?created=1$/);
+  await page.getByLabel('Key name').fill('audit-e2e');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  return page.getByRole('region', { name: 'New API key' }).getByLabel('API key').inputValue();
+}
+
+test('an agent session shows up in the audit store: timeline, approval link, export', async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await signIn(page, E2E_ADMIN.email, E2E_ADMIN.password, '/hosts');
+  await expect(page).toHaveURL(/\/hosts$/);
+  hostName = `audit-agent-${run}`;
+  const apiKey = await hostWithKey(page, hostName);
+
+  // The agent runs; its transfer waits for a reviewer, who approves it here.
+  let ticketId = '';
+  const agent = auditAgent({ baseUrl: BASE_URL, apiKey, onTicket: (id) => (ticketId = id) });
+  const result = agent.run(SESSION);
+  let failure: unknown = null;
+  result.catch((err) => (failure = err));
+  await expect
+    .poll(() => ticketId || (failure ? `agent failed: ${failure}` : ''), { timeout: 30_000 })
+    .toMatch(/^[0-9a-f-]{36}$/);
+  await page.goto(`/approvals/${ticketId}`);
+  await page
+    .locator('form[aria-label="Approve"]')
+    .getByRole('button', { name: /^Approve/ })
+    .click();
+  const { transfer, deletion, stats } = await result;
+  expect(transfer).toBe('completed');
+  expect(deletion).toBe('blocked');
+  expect(stats.dropped ?? 0).toBe(0);
+
+  // The search finds the session by its exact id, with a count.
+  await page.goto(`/audit?session=${SESSION}`);
+  await expect(page.getByRole('heading', { name: 'Audit', level: 1 })).toBeVisible();
+  await expect(page.getByTestId('result-count')).toHaveText(/^\d+ records$/);
+  const table = page.getByRole('table', { name: 'Interception records' });
+  // The transfer's liftable deny was lifted by the approval (§7.6): allowed, resolved_by approval.
+  const lifted = table.getByRole('row').filter({ hasText: /approval/ });
+  await expect(lifted).toHaveCount(1);
+  await expect(lifted).toContainText('pre_tool_call');
+  await expect(lifted).toContainText('allow');
+  await expect(table.getByRole('row').filter({ hasText: 'destructive_tool' })).toContainText(
+    'deny',
+  );
+  await page.screenshot({ path: `${SCREENSHOTS}/audit-search.png` });
+
+  // The timeline: ordered, chain verified, the approval linked to its ticket and reviewer.
+  await table.getByRole('link', { name: SESSION }).first().click();
+  await expect(page).toHaveURL(/\/audit\/sessions\/.+\?host=[0-9a-f-]{36}$/);
+  await expect(page.getByRole('heading', { name: `Session ${SESSION}` })).toBeVisible();
+  await expect(page.getByTestId('chain-status')).toHaveAttribute('data-state', 'ok');
+  const entries = page.getByTestId('timeline-entry');
+  const sequences = await entries.evaluateAll((els) =>
+    els.map((e) => Number(e.getAttribute('data-sequence'))),
+  );
+  expect(sequences.length).toBeGreaterThanOrEqual(4);
+  expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
+  await expect(page.getByTestId('gap')).toHaveCount(0);
+  const approved = entries.filter({ hasText: 'resolved by approval' });
+  await expect(approved).toHaveCount(1);
+  await expect(approved).toContainText('pre_tool_call');
+  const reviewerName = ((await page.locator('a[title="Your profile"]').textContent()) ?? '').trim();
+  await expect(approved).toContainText(`decided by ${reviewerName}`);
+  await expect(entries.filter({ hasText: 'destructive_tool' })).toContainText('deny');
+  await page.screenshot({ path: `${SCREENSHOTS}/audit-timeline.png` });
+  mkdirSync('docs/screenshots', { recursive: true });
+  copyFileSync(`${SCREENSHOTS}/audit-timeline.png`, 'docs/screenshots/audit-timeline.png');
+  const timelineUrl = page.url();
+
+  // The record detail shows the stored JSON and links back.
+  await approved.getByRole('link', { name: 'record' }).click();
+  await expect(page.getByTestId('record-json')).toContainText('"resolved_by": "approval"');
+  await page.getByRole('link', { name: '← Back to the timeline' }).click();
+  await expect(page).toHaveURL(timelineUrl);
+
+  // Following the approval link opens the ticket.
+  await page
+    .getByTestId('timeline-entry')
+    .filter({ hasText: 'resolved by approval' })
+    .getByRole('link', { name: /approval ticket/ })
+    .click();
+  await expect(page).toHaveURL(new RegExp(`/approvals/${ticketId}$`));
+  await page.goBack();
+
+  // Exporting the session: a JSONL file with every record, in sequence order.
+  const download = page.waitForEvent('download');
+  await page.getByRole('link', { name: 'Export session JSONL' }).click();
+  const file = await download;
+  expect(file.suggestedFilename()).toBe(`session-${SESSION}.jsonl`);
+  await expect(page.getByTestId('export-done')).toContainText(`(${sequences.length} rows)`);
+  const lines = readFileSync(await file.path(), 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  expect(lines.map((l) => l.record.sequence)).toEqual(sequences);
+  expect(lines.every((l) => l.host === hostName && l.record.session_id === SESSION)).toBe(true);
+  const liftedLine = lines.find((l) => l.record.resolved_by === 'approval');
+  expect(liftedLine.record).toMatchObject({
+    interception_point: 'pre_tool_call',
+    verdict: { decision: 'allow' },
+  });
+  // Payload-free (§10.3): the transfer's arguments are nowhere in the export.
+  expect(JSON.stringify(lines)).not.toContain('25000');
+
+  const csv = page.waitForEvent('download');
+  await page.getByRole('link', { name: 'Export session CSV' }).click();
+  const csvText = readFileSync(await (await csv).path(), 'utf8');
+  expect(csvText.split('\r\n')[0]).toMatch(/^id,received_at,host,host_id,session_id,sequence,/);
+  expect(csvText.trimEnd().split('\r\n')).toHaveLength(sequences.length + 1);
+});
+
+test('the overview charts the traffic, with table fallbacks', async ({ page }) => {
+  await signIn(page, E2E_ADMIN.email, E2E_ADMIN.password, '/audit/overview');
+  await expect(page).toHaveURL(/\/audit\/overview$/);
+  await expect(page.getByRole('heading', { name: 'Audit', level: 1 })).toBeVisible();
+  for (const id of ['emissions', 'denies', 'host-errors', 'fold-truncated', 'approvals']) {
+    await expect(page.getByTestId(`chart-${id}`)).toBeVisible();
+  }
+  await expect(page.getByRole('img', { name: /Emissions per hour/ })).toBeVisible();
+  await page.getByRole('link', { name: '7 days' }).click();
+  await expect(page).toHaveURL(/range=7d$/);
+  await expect(page.getByRole('img', { name: /Emissions per day/ })).toBeVisible();
+});
+
+test('a reviewer without the auditor role is refused, in the page and the API', async ({
+  page,
+}) => {
+  const reviewer = { email: `audit-rev.${run}@e2e.test`, pw: 'reviewer-pass-123' };
+  await signIn(page, E2E_ADMIN.email, E2E_ADMIN.password, '/users');
+  await expect(page).toHaveURL(/\/users$/);
+  const form = page.getByRole('form', { name: 'Add a user' });
+  await form.getByLabel('Email').fill(reviewer.email);
+  await form.getByRole('checkbox', { name: /reviewer/ }).check();
+  await form.getByLabel('Initial password').fill(reviewer.pw);
+  await form.getByRole('button', { name: 'Add user' }).click();
+  await expect(form.getByRole('status')).toHaveText(`Added ${reviewer.email}.`);
+  await signOut(page);
+
+  await signIn(page, reviewer.email, reviewer.pw);
+  await expect(page).toHaveURL(/\/$/);
+  for (const path of ['/audit', `/audit/sessions/${SESSION}`, '/audit/overview']) {
+    await page.goto(path);
+    await expect(page.getByRole('heading', { name: "You don't have access" })).toBeVisible();
+    await expect(page.getByRole('table')).toHaveCount(0);
+  }
+  const res = await page.request.get(`/api/audit/export?format=jsonl&session=${SESSION}`);
+  expect(res.status()).toBe(403);
+  expect((await res.json()).error.code).toBe('forbidden');
+});
