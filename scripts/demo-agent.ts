@@ -8,7 +8,7 @@ import type { RunSetup, ScriptedResolver } from '../conformance/harness';
 import { referenceHarness } from '../conformance/reference-harness';
 import type { JsonObject, ScriptedResponse } from '../conformance/vector';
 import { HttpApprovalResolver } from '../lib/client';
-import { type AgentContext, redactPaths, Verdict } from '../lib/hooks';
+import { type AgentContext, type InterceptionRecord, redactPaths, Verdict } from '../lib/hooks';
 
 const USAGE = `Usage: npm run demo:agent -- [--url URL] [--key KEY] [--wait SECONDS] [--redact PATH]...
 
@@ -191,11 +191,10 @@ async function main(): Promise<number> {
   say('agent', `${setup.input.content}  (app: ${baseUrl})`);
   const run = await referenceHarness.run(setup);
   console.log('');
-  for (const r of run.records as Record<string, any>[]) {
+  for (const r of run.records as InterceptionRecord[]) {
     const what = `#${r.sequence} ${r.interception_point}`;
-    const v = r.verdict ?? {};
     const extra = r.resolved_by ? ` (resolved_by ${r.resolved_by})` : '';
-    say('record', `${String(what).padEnd(28)} ${v.decision ?? ''} ${v.reason ?? ''}${extra}`);
+    say('record', `${what.padEnd(28)} ${r.verdict.decision} ${r.verdict.reason ?? ''}${extra}`);
   }
   say('done', `${run.outcome}: ${JSON.stringify(run.final_output)}`);
   if (run.error) say('error', run.error);

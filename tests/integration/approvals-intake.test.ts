@@ -4,6 +4,7 @@ import { configureTicketEvents } from '@/lib/server/approvals/events';
 import { stopApprovalsRuntime } from '@/lib/server/approvals/runtime';
 import {
   approvalRequest,
+  type Body,
   hostWithKey,
   LIFTABLE,
   poll,
@@ -229,8 +230,8 @@ describe('POST /api/v1/approvals (§9 intake)', () => {
       expect(res.body.context_identity).toBe(body.context_identity);
       const prisma = await testDb();
       const t = await prisma.approvalTicket.findUniqueOrThrow({ where: { id: res.body.id } });
-      expect((t.context as any).target.iban).toBe('[redacted]');
-      expect((t.context as any).tool_call.args.iban).toBe('[redacted]');
+      expect((t.context as Body).target.iban).toBe('[redacted]');
+      expect((t.context as Body).tool_call.args.iban).toBe('[redacted]');
       expect(t.redactedPaths).toEqual(['$target.iban']);
     });
 

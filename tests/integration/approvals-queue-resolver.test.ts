@@ -5,7 +5,7 @@ import { configureTicketEvents } from '@/lib/server/approvals/events';
 import { stopApprovalsRuntime } from '@/lib/server/approvals/runtime';
 import { createEmbeddedHost } from '@/lib/server/engine/embedded-host';
 import { ensureBuiltInHost } from '@/lib/server/hosts/builtin';
-import { userWith } from './approvals-fixtures';
+import { type Body, userWith } from './approvals-fixtures';
 import { closeTestDb, testDb, truncateAll } from './helpers/db';
 import { testRedis } from './helpers/redis';
 
@@ -78,7 +78,7 @@ describe('QueueResolver: in-process emissions of the built-in host', () => {
   it('a liftable deny becomes a redacted ticket; an edit reaches the tool, the redacted field untouched', async () => {
     const running = run();
     const t = await pending();
-    expect((t.context as any).target.iban).toBe('[redacted]');
+    expect((t.context as Body).target.iban).toBe('[redacted]');
     expect(t.redactedPaths).toEqual(['$target.iban']);
     expect(t.agentLabel).toBe('Billing bot');
     await decideTicket({
