@@ -20,10 +20,13 @@ export const GET = route({ auth: 'host' }, async ({ req, host, params }) => {
       ? await awaitTicket(id, { hostId: host.hostId, waitMs, signal: req.signal })
       : null;
     if (!answer) throw notFound('The approval');
-    if (answer.state === 'resolved') return Response.json(answer.resolution);
+    // A long-poll answer describes this moment: never cached.
+    if (answer.state === 'resolved') {
+      return Response.json(answer.resolution, { headers: { 'Cache-Control': 'no-store' } });
+    }
     return Response.json(
       { id: answer.id, status: 'pending', expires_at: answer.expiresAt.toISOString() },
-      { status: 202, headers: { 'Retry-After': '1' } },
+      { status: 202, headers: { 'Retry-After': '1', 'Cache-Control': 'no-store' } },
     );
   } catch (err) {
     toApiError(err);
