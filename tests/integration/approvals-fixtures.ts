@@ -143,7 +143,7 @@ export class ApprovalsApp {
 async function handle(req: IncomingMessage): Promise<Response> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
-  const url = `http://127.0.0.1${req.url}`;
+  const url = `http://${req.headers.host ?? '127.0.0.1'}${req.url}`;
   const ctrl = new AbortController();
   req.on('close', () => ctrl.abort());
   const headers = Object.entries(req.headers).flatMap(([k, v]) =>
