@@ -6,6 +6,7 @@ import { Role } from '@/lib/generated/prisma/enums';
 import {
   type InboxFilters,
   type InboxPage,
+  inboxSummary,
   listInboxHosts,
   listInboxTickets,
   parseInboxFilters,
@@ -27,7 +28,11 @@ export default async function ApprovalsPage({
 }) {
   const user = await requireUser(Role.admin, Role.reviewer, Role.auditor);
   const filters = parseInboxFilters(await searchParams);
-  const [page, hosts] = await Promise.all([listInboxTickets(filters), listInboxHosts()]);
+  const [page, hosts, summary] = await Promise.all([
+    listInboxTickets(filters),
+    listInboxHosts(),
+    inboxSummary(),
+  ]);
   const now = new Date().toISOString();
   const nothingYet = page.counts.all === 0 && !hasFilters(filters);
   return (
@@ -46,6 +51,7 @@ export default async function ApprovalsPage({
       <LiveQueue
         visibleIds={page.rows.map((r) => r.id)}
         autoRefresh={page.rows.every((r) => r.status !== 'pending')}
+        latest={summary.latest}
       >
         {nothingYet ? (
           <ConnectHost isAdmin={user.roles.includes(Role.admin)} />

@@ -148,6 +148,7 @@ test('a demo agent ticket appears live; the reviewer approves it with an edit; t
     await reviewer.screenshot({ path: `${SCREENSHOTS}/approval-ticket.png` });
 
     // Approve with edit: one field, a diff, a confirmation.
+    await expect(reviewer.locator('[data-keys="ready"]')).toBeVisible();
     await reviewer.keyboard.press('e');
     await reviewer.getByLabel('Field').selectOption('$target.amount');
     await reviewer.getByLabel('New value (JSON)').fill('9000');
@@ -195,6 +196,7 @@ test('redacted values are marked; an auditor reads only; a late decision sees wh
   // An admin and the reviewer have the ticket open at the same time.
   const admin = await asUser(browser, E2E_ADMIN, ticketPath);
   const reviewer = await asUser(browser, REVIEWER, ticketPath);
+  await expect(reviewer.locator('[data-keys="ready"]')).toBeVisible();
   await reviewer.keyboard.press('e');
   // A redacted field cannot be picked for an edit.
   await expect(reviewer.getByLabel('Field').locator('option[value="$target.memo"]')).toBeDisabled();
@@ -224,4 +226,31 @@ test('redacted values are marked; an auditor reads only; a late decision sees wh
   // The waiting host was told no; the tool never ran.
   expect((await emailOutcome).status).toBe('blocked');
   expect(agent.received.map((r) => r.tool)).not.toContain('send_email');
+});
+
+test('without the live stream the queue falls back to polling and still shows new tickets', async ({
+  browser,
+}) => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  // The SSE endpoint is unreachable for this browser (a proxy that buffers, say).
+  await context.route('**/api/approvals/events', (route) => route.abort());
+  const reviewer = await context.newPage();
+  await signIn(reviewer, REVIEWER.email, REVIEWER.password, `/approvals?host=${hostId}`);
+  await expect(reviewer.locator('[data-live="polling"]')).toBeVisible();
+  await expect(reviewer.getByText('Live feed unavailable; checking every 5 s.')).toBeVisible();
+
+  const late = agent.call(`sess-${run}-late`, 'send_email', { to: 'press@example.com' });
+  // Every pending ticket of this host is decided, so the new one comes straight in.
+  const pending = reviewer.locator('[data-ticket-row][data-status="pending"]');
+  await expect(pending).toHaveCount(1, { timeout: 20_000 });
+  await expect(reviewer.locator('[data-live="polling"]')).toBeVisible();
+
+  // Decide it so the waiting agent is released: Reject with a reason.
+  await pending.getByRole('link').click();
+  await expect(reviewer.locator('[data-keys="ready"]')).toBeVisible();
+  await reviewer.keyboard.press('r');
+  await reviewer.getByLabel(/Why reject it/).fill('Not now.');
+  await reviewer.getByRole('button', { name: 'Reject', exact: true }).click();
+  await expect(reviewer.getByTestId('decision-summary')).toContainText('Rejected');
+  expect((await late).status).toBe('blocked');
 });

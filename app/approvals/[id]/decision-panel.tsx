@@ -29,6 +29,8 @@ export function DecisionPanel(props: Props) {
   const [state, action] = useActionState(decideAction, idle);
   const [mode, setMode] = useState<'choose' | 'edit' | 'reject'>('choose');
   const reasonRef = useRef<HTMLTextAreaElement>(null);
+  // Set once the shortcuts listen (tests and impatient keyboards wait for it).
+  const [ready, setReady] = useState(false);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -48,6 +50,7 @@ export function DecisionPanel(props: Props) {
       e.preventDefault();
     };
     window.addEventListener('keydown', onKey);
+    setReady(true);
     return () => window.removeEventListener('keydown', onKey);
   }, [props.editable]);
 
@@ -65,7 +68,7 @@ export function DecisionPanel(props: Props) {
     ['already_decided', 'expired', 'not_found'].includes(state.code ?? '');
 
   return (
-    <div className="space-y-3">
+    <div className="space-y-3" data-keys={ready ? 'ready' : undefined}>
       {state.status === 'error' && (
         <div
           role="alert"

@@ -18,10 +18,13 @@ const POLL_MS = 5000;
 export function LiveQueue({
   visibleIds,
   autoRefresh,
+  latest,
   children,
 }: {
   visibleIds: string[];
   autoRefresh: boolean;
+  /** The newest ticket when the page was rendered (inboxSummary().latest): the polling baseline. */
+  latest: string | null;
   children: ReactNode;
 }) {
   const router = useRouter();
@@ -32,6 +35,8 @@ export function LiveQueue({
   const auto = useRef(autoRefresh);
   auto.current = autoRefresh;
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const baseline = useRef(latest);
+  baseline.current = latest;
 
   const refreshSoon = useCallback(() => {
     if (timer.current) return;
@@ -50,7 +55,6 @@ export function LiveQueue({
 
   useEffect(() => {
     let poll: ReturnType<typeof setInterval> | null = null;
-    let last: string | null | undefined;
     const onEvent = (e: TicketEvent) => {
       if (e.type === 'created') {
         if (auto.current) refreshSoon();
@@ -65,12 +69,12 @@ export function LiveQueue({
       poll = setInterval(async () => {
         const res = await fetch('/api/approvals/summary', { cache: 'no-store' }).catch(() => null);
         if (!res?.ok) return;
-        const { latest } = (await res.json()) as { latest: string | null };
-        if (last !== undefined && latest !== last) {
+        const { latest: now } = (await res.json()) as { latest: string | null };
+        if (now !== baseline.current) {
+          baseline.current = now;
           if (auto.current) refreshSoon();
           else setFresh((n) => n + 1);
         }
-        last = latest;
       }, POLL_MS);
     };
     if (typeof EventSource === 'undefined') {
