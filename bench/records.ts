@@ -1,0 +1,259 @@
+/**
+ * `npm run bench:records` (PostgreSQL via DATABASE_URL):
+ * 1. Ingest throughput: the same records sent over HTTP to the ingest
+ *    route in 10,000-record NDJSON batches, and inserted raw (multi-row
+ *    INSERT … VALUES of the precomputed rows), in the same run. Reports
+ *    records/s of each and their ratio (targets ≥ 20,000/s, ≥ 0.3).
+ * 2. Search latency over what is stored (seed 1,000,000 first:
+ *    `npm run seed:records -- 1000000`, or pass `--seed`): a session
+ *    lookup (p95 ≤ 50 ms) and a filtered keyset page with its capped count
+ *    (p95 ≤ 200 ms).
+ * `-- --json` prints only one JSON object. `--url U --key K` sends the HTTP
+ * half to a running app instead of the in-process server.
+ */
+import 'dotenv/config';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { closeDb, db } from '@/lib/server/db';
+import { generateApiKey } from '@/lib/server/hosts/api-key';
+import { ApiError } from '@/lib/server/http/api-error';
+import { authenticateHost } from '@/lib/server/http/host-auth';
+import { bulkRows, multiRowInsert, runTag, syntheticSession } from '@/lib/server/records/bulk-rows';
+import { receiveRecords } from '@/lib/server/records/receive';
+import { seedRecords } from '../scripts/seed-records';
+
+const argv = process.argv.slice(2);
+const JSON_ONLY = argv.includes('--json');
+const opt = (name: string) => {
+  const at = argv.indexOf(`--${name}`);
+  return at >= 0 ? argv[at + 1] : undefined;
+};
+const BATCH = 10_000;
+const BATCHES = Number(opt('batches') ?? 10);
+const SESSION_LENGTH = 50;
+const RAW_ROWS_PER_STATEMENT = 2_500;
+const SEARCH_TARGET = 1_000_000;
+const say = (...s: unknown[]) => {
+  if (!JSON_ONLY) console.log(...s);
+};
+
+async function freshHost(prisma: PrismaClient, name: string) {
+  // Scratch hosts of this benchmark only: their rows go with them (cascade).
+  await prisma.host.deleteMany({ where: { name } });
+  const host = await prisma.host.create({ data: { name }, select: { id: true } });
+  const k = generateApiKey();
+  await prisma.apiKey.create({
+    data: { hostId: host.id, name: 'bench', prefix: k.prefix, hash: k.hash },
+  });
+  return { id: host.id, key: k.key };
+}
+
+/** The ingest route's work (host auth + receiveRecords) behind a plain node server. */
+async function startServer(): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createServer(async (req: IncomingMessage, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const request = new Request(`http://127.0.0.1${req.url}`, {
+      method: 'POST',
+      headers: req.headers as Record<string, string>,
+      body: Buffer.concat(chunks),
+    });
+    let answer: Response;
+    try {
+      const host = await authenticateHost(request);
+      answer = Response.json(await receiveRecords(request, host));
+    } catch (err) {
+      answer =
+        err instanceof ApiError
+          ? err.toResponse()
+          : Response.json({ error: { code: 'internal', message: String(err) } }, { status: 500 });
+    }
+    res.writeHead(answer.status, { 'content-type': 'application/json' });
+    res.end(Buffer.from(await answer.arrayBuffer()));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+}
+
+async function ingestBench(prisma: PrismaClient) {
+  const tag = runTag();
+  const sessions = Array.from({ length: (BATCH * BATCHES) / SESSION_LENGTH }, (_, n) =>
+    syntheticSession(`bench-${tag}`, n, SESSION_LENGTH),
+  );
+  const records = sessions.flatMap((s) => s.records);
+  const bodies: string[] = [];
+  for (let i = 0; i < records.length; i += BATCH) {
+    bodies.push(
+      `${records
+        .slice(i, i + BATCH)
+        .map((r) => JSON.stringify(r))
+        .join('\n')}\n`,
+    );
+  }
+  const httpHost = await freshHost(prisma, 'bench-records-http');
+  const rawHost = await freshHost(prisma, 'bench-records-raw');
+  const external = opt('url');
+  const server = external ? null : await startServer();
+  const url = `${external ?? server?.url}/api/v1/records`;
+  const key = opt('key') ?? httpHost.key;
+
+  let httpMs: number;
+  try {
+    const httpStart = performance.now();
+    for (const body of bodies) {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-ndjson' },
+        body,
+      });
+      const answer = (await res.json()) as { accepted?: number };
+      if (res.status !== 200 || answer.accepted !== BATCH) {
+        throw new Error(`ingest answered ${res.status}: ${JSON.stringify(answer).slice(0, 300)}`);
+      }
+    }
+    httpMs = performance.now() - httpStart;
+  } finally {
+    await server?.close();
+  }
+
+  const rows = sessions.flatMap((s) => bulkRows(s));
+  const rawStart = performance.now();
+  for (let i = 0; i < rows.length; i += BATCH) {
+    const batch = rows.slice(i, i + BATCH);
+    await prisma.$transaction(async (tx) => {
+      for (let j = 0; j < batch.length; j += RAW_ROWS_PER_STATEMENT) {
+        const insert = multiRowInsert(rawHost.id, batch.slice(j, j + RAW_ROWS_PER_STATEMENT));
+        await tx.$executeRawUnsafe(insert.sql, ...insert.params);
+      }
+    });
+  }
+  const rawMs = performance.now() - rawStart;
+  await prisma.host.deleteMany({
+    where: { name: { in: ['bench-records-http', 'bench-records-raw'] } },
+  });
+  const http = Math.round(records.length / (httpMs / 1000));
+  const raw = Math.round(records.length / (rawMs / 1000));
+  return {
+    records: records.length,
+    batchSize: BATCH,
+    httpRecordsPerSecond: http,
+    rawRecordsPerSecond: raw,
+    ratio: Number((http / raw).toFixed(3)),
+  };
+}
+
+function percentile(xs: number[], p: number): number {
+  const s = xs.slice().sort((a, b) => a - b);
+  return Number(s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)].toFixed(2));
+}
+
+async function timed(n: number, fn: (i: number) => Promise<unknown>) {
+  for (let i = 0; i < Math.min(10, n); i++) await fn(i); // warm caches and plans
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await fn(i);
+    ms.push(performance.now() - t);
+  }
+  return { n, p50: percentile(ms, 50), p95: percentile(ms, 95) };
+}
+
+const COLUMNS = `r.id, r."hostId", r."sessionId", r.sequence, r."interceptionPoint", r.mode, r.decision,
+  r.reason, r."resolvedBy", r."foldTruncated", r."decidedBy", r."hostError", r."agentId", r."receivedAt"`;
+
+/** Representative of the audit browser's queries: keyset page + count capped at 10,000. */
+const FILTERS = [
+  `r.decision = 'deny' AND r."receivedAt" >= now() - interval '7 days'`,
+  `r."interceptionPoint" = 'pre_tool_call' AND r."hostError"`,
+  `r.reason LIKE 'pii%'`,
+  `r."agentId" = 'agent-3' AND r.decision = 'deny'`,
+];
+
+async function searchBench(prisma: PrismaClient) {
+  const [{ n: stored }] = await prisma.$queryRawUnsafe<{ n: number }[]>(
+    `SELECT count(*)::int AS n FROM "InterceptionRecord"`,
+  );
+  const sample = await prisma.$queryRawUnsafe<{ hostId: string; sessionId: string }[]>(
+    `SELECT "hostId"::text AS "hostId", "sessionId" FROM "SessionChain" TABLESAMPLE SYSTEM (5) LIMIT 200`,
+  );
+  if (sample.length === 0) throw new Error('no sessions stored: run npm run seed:records first');
+  const sessionLookup = await timed(200, (i) => {
+    const s = sample[i % sample.length];
+    return prisma.$queryRawUnsafe(
+      `SELECT ${COLUMNS} FROM "InterceptionRecord" r
+       WHERE r."sessionId" = $1 AND r."hostId" = $2::uuid ORDER BY r.sequence LIMIT 500`,
+      s.sessionId,
+      s.hostId,
+    );
+  });
+  const filteredSearch = await timed(100, async (i) => {
+    const where = FILTERS[i % FILTERS.length];
+    await prisma.$queryRawUnsafe(
+      `SELECT ${COLUMNS}, h.name FROM "InterceptionRecord" r JOIN "Host" h ON h.id = r."hostId"
+       WHERE ${where} ORDER BY r."receivedAt" DESC, r.id DESC LIMIT 50`,
+    );
+    await prisma.$queryRawUnsafe(
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM "InterceptionRecord" r WHERE ${where} LIMIT 10001) x`,
+    );
+  });
+  return { storedRecords: stored, sessionLookup, filteredSearch };
+}
+
+async function main() {
+  const prisma = await db();
+  if (argv.includes('--seed')) {
+    const [{ n }] = await prisma.$queryRawUnsafe<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM "InterceptionRecord"`,
+    );
+    if (n < SEARCH_TARGET) {
+      say(`seeding ${SEARCH_TARGET - n} records…`);
+      await seedRecords(SEARCH_TARGET - n);
+    }
+  }
+  say('ingest throughput…');
+  const ingest = await ingestBench(prisma);
+  say('search latency…');
+  const search = await searchBench(prisma);
+  const result = {
+    ingest,
+    search,
+    targets: {
+      httpRecordsPerSecond: 20_000,
+      ratio: 0.3,
+      sessionLookupP95Ms: 50,
+      filteredSearchP95Ms: 200,
+      storedRecords: SEARCH_TARGET,
+    },
+    pass: {
+      throughput: ingest.httpRecordsPerSecond >= 20_000,
+      ratio: ingest.ratio >= 0.3,
+      sessionLookup: search.sessionLookup.p95 <= 50,
+      filteredSearch: search.filteredSearch.p95 <= 200,
+      atScale: search.storedRecords >= SEARCH_TARGET,
+    },
+  };
+  if (JSON_ONLY) {
+    console.log(JSON.stringify(result));
+    return;
+  }
+  console.table({
+    'HTTP ingest (records/s)': { value: ingest.httpRecordsPerSecond, target: '≥ 20000' },
+    'raw INSERT (records/s)': { value: ingest.rawRecordsPerSecond, target: '' },
+    'ratio HTTP / raw': { value: ingest.ratio, target: '≥ 0.3' },
+    'stored records': { value: search.storedRecords, target: '1000000' },
+    'session lookup p95 (ms)': { value: search.sessionLookup.p95, target: '≤ 50' },
+    'filtered search p95 (ms)': { value: search.filteredSearch.p95, target: '≤ 200' },
+  });
+}
+
+main()
+  .catch((err) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exitCode = 1;
+  })
+  .finally(closeDb);
