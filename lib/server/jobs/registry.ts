@@ -1,6 +1,7 @@
 import 'server-only';
 import type { z } from 'zod';
 import { approvalExpireJob } from './approval-expire';
+import { approvalsCreatedJob, approvalsResolvedJob } from './approvals-fanout';
 import { auditPingJob } from './audit-ping';
 import type { JobDefinition } from './define-job';
 import { housekeepingJob } from './housekeeping';
@@ -15,6 +16,8 @@ export const jobRegistry = {
   'housekeeping.run': housekeepingJob,
   'approvals.expire': approvalExpireJob,
   'records.retention': recordsRetentionJob,
+  'approvals.created': approvalsCreatedJob,
+  'approvals.resolved': approvalsResolvedJob,
 } satisfies Record<string, JobDefinition>;
 
 export type JobName = keyof typeof jobRegistry;
