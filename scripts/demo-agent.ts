@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import type { RunSetup, ScriptedResolver } from '../conformance/harness';
 import { referenceHarness } from '../conformance/reference-harness';
 import type { JsonObject, ScriptedResponse } from '../conformance/vector';
-import { HttpApprovalResolver } from '../lib/client';
+import { HttpApprovalResolver, HttpRecordSink } from '../lib/client';
 import { type AgentContext, type InterceptionRecord, redactPaths, Verdict } from '../lib/hooks';
 
 const USAGE = `Usage: npm run demo:agent -- [--url URL] [--key KEY] [--wait SECONDS] [--redact PATH]...
@@ -196,6 +196,12 @@ async function main(): Promise<number> {
     const extra = r.resolved_by ? ` (resolved_by ${r.resolved_by})` : '';
     say('record', `${what.padEnd(28)} ${r.verdict.decision} ${r.verdict.reason ?? ''}${extra}`);
   }
+  // The session's §10.3 records go to the audit store (/audit) like any host's.
+  const sink = new HttpRecordSink({ baseUrl, apiKey, agentId: 'ctk-agent' });
+  for (const r of run.records as InterceptionRecord[]) sink.push(r);
+  const sent = await sink.close(30_000);
+  const lost = sent.dropped > 0 ? `, ${sent.dropped} dropped (${sent.lastError})` : '';
+  say('records', `${sent.sent} stored in the audit store${lost}`);
   say('done', `${run.outcome}: ${JSON.stringify(run.final_output)}`);
   if (run.error) say('error', run.error);
   return run.outcome === 'error' ? 1 : 0;
