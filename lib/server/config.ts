@@ -51,6 +51,21 @@ const schema = z
     METRICS_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
     /** Records older than this are deleted by the retention job (an AppSetting overrides it). */
     RECORDS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(365),
+    /** Slack bot token (xoxb-…): posts ticket messages with Approve/Reject buttons and updates them. */
+    SLACK_BOT_TOKEN: z
+      .string()
+      .regex(/^xox[a-z]-/, 'must be a Slack token (xoxb-…)')
+      .optional(),
+    /** Slack app signing secret: verifies /api/slack/interactions (no secret = every interaction refused). */
+    SLACK_SIGNING_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+    /** Slack Web API base URL; only tests and stand-ins change it. */
+    SLACK_API_URL: url(['https:', 'http:']).default('https://slack.com/api/'),
+    /** Key that encrypts webhook signing secrets at rest; generated and kept in DATA_DIR when unset. */
+    APP_ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+    /** Development only: allow plain-http webhook URLs on loopback addresses. */
+    WEBHOOKS_ALLOW_HTTP_LOOPBACK: bool.default(false),
+    /** Comma-separated host names, IPs or CIDRs that webhooks may reach although private. */
+    WEBHOOKS_ALLOW_HOSTS: z.string().default(''),
   })
   .superRefine((env, ctx) => {
     const oidc = [env.OIDC_ISSUER, env.OIDC_CLIENT_ID, env.OIDC_CLIENT_SECRET];
