@@ -2,6 +2,7 @@
 
 import { useRef, useState } from 'react';
 import { buttonClass } from '@/app/components/button-class';
+import { lineCounter } from './line-counter';
 
 type Progress = { rows: number; bytes: number; total: number | null };
 type State =
@@ -9,26 +10,6 @@ type State =
   | { kind: 'running'; format: string; progress: Progress }
   | { kind: 'done'; rows: number; filename: string }
   | { kind: 'error'; message: string };
-
-const LF = 10;
-const QUOTE = 34;
-
-/**
- * Counts finished lines in streamed bytes. For CSV a newline inside a
- * quoted field is not a row end; `""` toggles twice, so tracking the
- * quote parity across chunks is enough.
- */
-function lineCounter(csv: boolean) {
-  let inQuotes = false;
-  return (chunk: Uint8Array): number => {
-    let n = 0;
-    for (const byte of chunk) {
-      if (csv && byte === QUOTE) inQuotes = !inQuotes;
-      else if (byte === LF && !inQuotes) n++;
-    }
-    return n;
-  };
-}
 
 function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;

@@ -15,6 +15,15 @@ export const metadata: Metadata = { title: 'Session' };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** Next hands the segment over still percent-encoded; a malformed one names no session. */
+function decodeParam(raw: string): string | null {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return null;
+  }
+}
+
 type Props = {
   params: Promise<{ id: string }>;
   searchParams: Promise<Record<string, string | string[] | undefined>>;
@@ -23,7 +32,8 @@ type Props = {
 export default async function SessionPage({ params, searchParams }: Props) {
   const actor = await requireArea('audit');
   const { id } = await params;
-  const sessionId = decodeURIComponent(id);
+  const sessionId = decodeParam(id);
+  if (sessionId === null) notFound();
   const sp = await searchParams;
   const host =
     typeof sp.host === 'string' && UUID.test(sp.host) ? sp.host.toLowerCase() : undefined;

@@ -1,0 +1,5 @@
+import { LoadingState } from '@/app/components/states';
+
+export default function Loading() {
+  return <LoadingState label="Counting emissions…" />;
+}
