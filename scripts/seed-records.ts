@@ -49,10 +49,13 @@ export async function seedRecords(
     const insert = unnestInsert(host.id, group.flat());
     const heads = chainHeadsInsert(host.id, group);
     const job = prisma
-      .$transaction([
-        prisma.$executeRawUnsafe(insert.sql, ...insert.params),
-        prisma.$executeRawUnsafe(heads.sql, ...heads.params),
-      ])
+      .$transaction(
+        async (tx) => {
+          await tx.$executeRawUnsafe(insert.sql, ...insert.params);
+          await tx.$executeRawUnsafe(heads.sql, ...heads.params);
+        },
+        { timeout: 300_000, maxWait: 300_000 },
+      )
       .then(() => {
         inFlight.delete(job);
       });
