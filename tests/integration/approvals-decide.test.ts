@@ -149,6 +149,7 @@ describe('decideTicket (exactly once, identity echo, §9-valid resolutions)', ()
     expect([t.status, t.decidedAt, t.resolution]).toEqual(['pending', null, null]);
     expect(await prisma.decision.count()).toBe(0);
     expect(await prisma.auditEvent.count({ where: { action: 'approval.decided' } })).toBe(0);
+    expect(await prisma.outboxEvent.count({ where: { kind: 'approvals.resolved' } })).toBe(0);
   });
 
   it('a null identity echoes as null', async () => {
@@ -203,6 +204,8 @@ describe('decideTicket (exactly once, identity echo, §9-valid resolutions)', ()
     }
     expect(await prisma.decision.count()).toBe(1);
     expect(await prisma.auditEvent.count({ where: { action: 'approval.decided' } })).toBe(1);
+    // One fan-out job (callbacks, Slack) for the one decision.
+    expect(await prisma.outboxEvent.count({ where: { kind: 'approvals.resolved' } })).toBe(1);
     // A decided ticket is immutable.
     const t = await prisma.approvalTicket.findUniqueOrThrow({ where: { id: ticket.id } });
     expect(t.resolution).toEqual(winner.resolution);

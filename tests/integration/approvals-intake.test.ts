@@ -42,7 +42,7 @@ describe('POST /api/v1/approvals (§9 intake)', () => {
     await closeTestDb();
   });
 
-  it('creates a pending ticket with its deadline, links and an expiry job in the same transaction', async () => {
+  it('creates a pending ticket with its deadline, links, an expiry job and a fan-out job in one transaction', async () => {
     const ctx = transferContext();
     const before = Date.now();
     const res = await post(
@@ -73,6 +73,13 @@ describe('POST /api/v1/approvals (§9 intake)', () => {
     const job = await prisma.outboxEvent.findFirstOrThrow({ where: { kind: 'approvals.expire' } });
     expect(job.payload).toEqual({ ticketId: t.id });
     expect(job.availableAt.getTime()).toBe(t.expiresAt.getTime());
+    const fanout = await prisma.outboxEvent.findFirstOrThrow({
+      where: { kind: 'approvals.created' },
+    });
+    expect([fanout.payload, fanout.dedupeKey]).toEqual([
+      { ticketId: t.id },
+      `approvals.created.${t.id}`,
+    ]);
   });
 
   it('a request timeout_ms sets the deadline; above the host maximum it is refused', async () => {
@@ -97,7 +104,8 @@ describe('POST /api/v1/approvals (§9 intake)', () => {
     expect(first.status).toBe(201);
     expect(again.status).toBe(200);
     for (const r of [again, ...racing]) expect(r.body.id).toBe(first.body.id);
-    expect(await counts()).toEqual({ tickets: 1, outbox: 1 });
+    // The ticket's expiry job and its fan-out job, once.
+    expect(await counts()).toEqual({ tickets: 1, outbox: 2 });
   });
 
   it('the same identity from another host is that host’s own ticket', async () => {

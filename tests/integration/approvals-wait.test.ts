@@ -93,6 +93,10 @@ describe('waiting for a decision: long-poll, expiry, instances, Redis outages', 
     expect(
       await prisma.auditEvent.count({ where: { action: 'approval.expired', targetId: t.id } }),
     ).toBe(1);
+    const fanout = await prisma.outboxEvent.findUniqueOrThrow({
+      where: { dedupeKey: `approvals.resolved.${t.id}` },
+    });
+    expect(fanout.payload).toEqual({ ticketId: t.id });
   });
 
   it('expiry without any waiter: the sweep and the delayed job each expire due tickets, once', async () => {

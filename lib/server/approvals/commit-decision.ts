@@ -1,6 +1,8 @@
 import 'server-only';
 import { randomUUID } from 'node:crypto';
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
+import { nudgeRelay, validateOutboxInput } from '../queue/outbox';
+import { ticketFanoutDedupeKey } from '../webhooks/enqueue-fanout';
 
 export interface DecisionCommit {
   ticketId: string;
@@ -22,7 +24,8 @@ export interface DecisionCommit {
  * Settles a pending ticket, exactly once, in one statement: the conditional
  * update (`status = 'pending'`, deadline on the right side) claims the row,
  * and the Decision and the audit event are inserted only from the claimed
- * row. A concurrent second statement waits on the row lock, re-reads it as
+ * row, with the `approvals.resolved` fan-out job (host callbacks, Slack) in
+ * the outbox. A concurrent second statement waits on the row lock, re-reads it as
  * no longer pending, and inserts nothing (the unique Decision.ticketId is the
  * backstop). One round trip instead of an interactive transaction's five.
  * Timestamps are UTC `timestamp(3)` columns, hence the ISO strings.
@@ -33,7 +36,13 @@ export async function commitDecision(prisma: PrismaClient, c: DecisionCommit): P
     c.deadline === 'ahead'
       ? Prisma.sql`"expiresAt" > ${at}::timestamp(3)`
       : Prisma.sql`"expiresAt" <= ${at}::timestamp(3)`;
-  const rows = await prisma.$queryRaw<{ n: number }[]>`
+  const fanout = validateOutboxInput({
+    kind: 'approvals.resolved',
+    payload: { ticketId: c.ticketId },
+    dedupeKey: ticketFanoutDedupeKey('approvals.resolved', c.ticketId),
+    availableAt: c.at,
+  });
+  const rows = await prisma.$queryRaw<{ n: number; q: number }[]>`
     WITH claimed AS (
       UPDATE "ApprovalTicket"
          SET "status" = ${c.status}::"TicketStatus",
@@ -54,7 +63,16 @@ export async function commitDecision(prisma: PrismaClient, c: DecisionCommit): P
       SELECT ${c.userId}::uuid, ${c.audit.actorKind}, ${c.audit.action}, 'approval_ticket',
              "ticketId"::text, ${JSON.stringify(c.audit.details)}::jsonb, ${at}::timestamp(3)
         FROM decided
+      RETURNING "id"),
+    queued AS (
+      INSERT INTO "OutboxEvent" ("kind", "payload", "dedupeKey", "createdAt", "availableAt")
+      SELECT ${fanout.kind}, ${JSON.stringify(fanout.payload)}::jsonb, ${fanout.dedupeKey},
+             ${at}::timestamp(3), ${at}::timestamp(3)
+        FROM decided
+      ON CONFLICT ("dedupeKey") DO NOTHING
       RETURNING "id")
-    SELECT count(*)::int AS n FROM audited`;
-  return Number(rows[0]?.n ?? 0) === 1;
+    SELECT (SELECT count(*)::int FROM audited) AS n, (SELECT count(*)::int FROM queued) AS q`;
+  const won = Number(rows[0]?.n ?? 0) === 1;
+  if (won) nudgeRelay();
+  return won;
 }

@@ -4,7 +4,8 @@ import { parseJsonText, ValueDomainError } from '@/lib/hooks';
 import type { Prisma } from '@/lib/generated/prisma/client';
 import { db } from '../db';
 import { approvalExpireDedupeKey } from '../jobs/approval-expire';
-import { validateOutboxInput } from '../queue/outbox';
+import { nudgeRelay, validateOutboxInput } from '../queue/outbox';
+import { ticketFanoutDedupeKey } from '../webhooks/enqueue-fanout';
 import { IntakeError } from './errors';
 import { publishTicketEvent } from './events';
 import { bindContext } from './redact-request';
@@ -44,7 +45,7 @@ export function parseApprovalText(text: string): unknown {
 /**
  * Intake of one approval request for `hostId`: validate (§4, §5, §9),
  * redact with the host's paths and bind the identity (redact-request.ts),
- * then write the ticket and its expiry job in one transaction. The same
+ * then write the ticket, its expiry job and its fan-out job in one transaction. The same
  * host + identity again returns the existing ticket (`created: false`),
  * whatever its state. Throws IntakeError; a refused request stores nothing.
  */
@@ -81,12 +82,20 @@ export async function createApprovalTicket(
   // The id is chosen here so that the ticket and its expiry job go in one
   // batch transaction (one round trip, no interactive transaction).
   const id = randomUUID();
-  const expiry = validateOutboxInput({
-    kind: 'approvals.expire',
-    payload: { ticketId: id },
-    dedupeKey: approvalExpireDedupeKey(id),
-    availableAt: expiresAt,
-  });
+  const jobs = [
+    validateOutboxInput({
+      kind: 'approvals.expire',
+      payload: { ticketId: id },
+      dedupeKey: approvalExpireDedupeKey(id),
+      availableAt: expiresAt,
+    }),
+    // Fan-out (resolver webhook, Slack, notifications: lib/server/webhooks/fanout.ts).
+    validateOutboxInput({
+      kind: 'approvals.created',
+      payload: { ticketId: id },
+      dedupeKey: ticketFanoutDedupeKey('approvals.created', id),
+    }),
+  ];
   let ticket: TicketRef;
   try {
     [ticket] = await prisma.$transaction([
@@ -115,7 +124,7 @@ export async function createApprovalTicket(
         },
         select: TICKET_REF,
       }),
-      prisma.outboxEvent.createMany({ data: [expiry] }),
+      prisma.outboxEvent.createMany({ data: jobs }),
     ]);
   } catch (err) {
     // The same host + identity exists (a retry, or two posts racing): the same ticket.
@@ -125,6 +134,7 @@ export async function createApprovalTicket(
     }
     throw err;
   }
+  nudgeRelay();
   publishTicketEvent({ type: 'created', ticketId: ticket.id, hostId });
   return { ticket, created: true };
 }
