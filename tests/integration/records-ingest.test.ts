@@ -15,7 +15,7 @@ import {
 async function post(key: string | null, body: unknown, contentType = 'application/json') {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   const res = await POST(recordsRequest(key, text, contentType), noParams);
-  return { status: res.status, json: (await res.json()) as Record<string, any> };
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
 
 async function storedCount() {

@@ -5,7 +5,8 @@ import { makeRecord, noParams, recordsRequest, seedHost } from './records-fixtur
 
 vi.mock('@/lib/server/auth/session', () => ({ getCurrentUser: async () => null }));
 
-type ErrorBody = { error: { code: string; message: string; details?: any } };
+type Issue = { index: number; code: string; message: string };
+type ErrorBody = { error: { code: string; message: string; details: { errors: Issue[] } } };
 
 async function post(body: string, contentType = 'application/json') {
   const res = await POST(recordsRequest(host.key, body, contentType), noParams);
@@ -22,7 +23,7 @@ async function refuseOne(bad: Record<string, unknown>, at = 1) {
   const prisma = await testDb();
   expect(await prisma.interceptionRecord.count()).toBe(0);
   expect(await prisma.sessionChain.count()).toBe(0);
-  const errors = res.body.error.details.errors as { index: number; code: string }[];
+  const errors = res.body.error.details.errors;
   expect(errors.map((e) => e.index)).toEqual([at]);
   return errors[0].code;
 }
@@ -105,7 +106,7 @@ describe('ingest refuses, one test per reason, storing nothing (§10.3)', () => 
       makeRecord('s', 2, { verdict: { decision: 'deny', approval: { x: 1 } } }),
     ];
     const res = await post(JSON.stringify(batch));
-    expect(res.body.error.details.errors.map((e: { index: number }) => e.index)).toEqual([0, 2]);
+    expect(res.body.error.details.errors.map((e) => e.index)).toEqual([0, 2]);
   });
 
   it('an NDJSON line that does not parse, by its position', async () => {
