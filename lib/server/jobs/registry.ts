@@ -6,6 +6,8 @@ import { auditPingJob } from './audit-ping';
 import type { JobDefinition } from './define-job';
 import { housekeepingJob } from './housekeeping';
 import { recordsRetentionJob } from './records-retention';
+import { slackPostJob } from './slack-post';
+import { slackUpdateJob } from './slack-update';
 
 /**
  * The one job registry (STYLE.md). Adding a job is one entry here: the key is
@@ -16,6 +18,8 @@ export const jobRegistry = {
   'housekeeping.run': housekeepingJob,
   'approvals.expire': approvalExpireJob,
   'records.retention': recordsRetentionJob,
+  'slack.post': slackPostJob,
+  'slack.update': slackUpdateJob,
   'approvals.created': approvalsCreatedJob,
   'approvals.resolved': approvalsResolvedJob,
 } satisfies Record<string, JobDefinition>;

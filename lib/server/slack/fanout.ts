@@ -1,0 +1,28 @@
+import 'server-only';
+import { ticketFanout } from '../webhooks/fanout';
+
+/**
+ * Slack's part of the ticket fan-out (approvals.created / approvals.resolved):
+ * each writes the Slack job as its own outbox row, so Slack retries on its
+ * own schedule and a Slack outage never re-runs the host callbacks. The
+ * dedupe keys make a re-run of the fan-out add nothing.
+ *
+ * The outbox is imported when the hook runs, not at load: this module is
+ * loaded by the job registry itself (through fanout-entries.ts).
+ */
+async function enqueueSlackJob(
+  kind: 'slack.post' | 'slack.update',
+  ticketId: string,
+  db: Parameters<NonNullable<(typeof ticketFanout)[number]['onCreated']>>[1]['db'],
+): Promise<void> {
+  const { enqueue } = await import('../queue/outbox');
+  await enqueue(db, { kind, payload: { ticketId }, dedupeKey: `${kind}.${ticketId}` });
+}
+
+if (!ticketFanout.some((e) => e.name === 'slack')) {
+  ticketFanout.push({
+    name: 'slack',
+    onCreated: (ticketId, ctx) => enqueueSlackJob('slack.post', ticketId, ctx.db),
+    onResolved: (ticketId, ctx) => enqueueSlackJob('slack.update', ticketId, ctx.db),
+  });
+}

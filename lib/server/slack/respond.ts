@@ -1,0 +1,52 @@
+import 'server-only';
+import { config } from '../config';
+import { moduleLogger } from '../logger';
+
+const log = moduleLogger('slack');
+
+export type EphemeralMessage = {
+  response_type: 'ephemeral';
+  replace_original: false;
+  text: string;
+};
+
+/**
+ * `response_url` arrives inside a signed payload, but it is still only ever
+ * followed to Slack's own hooks host (or to the configured API's origin,
+ * which is a local stand-in in tests): never to an arbitrary address.
+ */
+export function responseUrlAllowed(raw: unknown): raw is string {
+  if (typeof raw !== 'string') return false;
+  try {
+    const u = new URL(raw);
+    if (u.protocol === 'https:' && u.hostname === 'hooks.slack.com') return true;
+    const api = new URL(config().SLACK_API_URL);
+    return api.hostname !== 'slack.com' && u.origin === api.origin;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Tells one Slack user something only they see. Sent to `response_url` and
+ * also returned as the HTTP answer; a failed send is logged, not retried
+ * (the user can press again).
+ */
+export async function ephemeral(responseUrl: unknown, text: string): Promise<EphemeralMessage> {
+  const message: EphemeralMessage = { response_type: 'ephemeral', replace_original: false, text };
+  if (!responseUrlAllowed(responseUrl)) return message;
+  try {
+    const res = await fetch(responseUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(message),
+      redirect: 'error',
+      signal: AbortSignal.timeout(3_000),
+    });
+    if (!res.ok)
+      log.warn({ status: res.status }, 'slack response_url refused the ephemeral message');
+  } catch (err) {
+    log.warn({ err: String(err) }, 'slack response_url unreachable');
+  }
+  return message;
+}

@@ -1,0 +1,51 @@
+import 'server-only';
+import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { hasAnyRole } from '../auth/roles';
+
+export type SlackReviewer =
+  | { ok: true; userId: string; label: string }
+  | {
+      ok: false;
+      code: 'slack_user_unlinked' | 'slack_user_disabled' | 'slack_user_not_reviewer';
+      text: string;
+    };
+
+/**
+ * Maps a Slack user to the Checkpoint account that linked it on /profile.
+ * Only active reviewers and admins may decide; decideTicket checks the same
+ * again, this answers the refusal in words a Slack user can act on.
+ */
+export async function slackReviewer(
+  db: PrismaClient,
+  slackUserId: string,
+  profileUrl: string,
+): Promise<SlackReviewer> {
+  const user = slackUserId
+    ? await db.user.findUnique({
+        where: { slackUserId },
+        select: { id: true, name: true, email: true, roles: true, disabled: true },
+      })
+    : null;
+  if (!user) {
+    return {
+      ok: false,
+      code: 'slack_user_unlinked',
+      text: `Your Slack account is not linked to a Checkpoint reviewer, so nothing was decided. Link it on your profile: ${profileUrl}`,
+    };
+  }
+  if (user.disabled) {
+    return {
+      ok: false,
+      code: 'slack_user_disabled',
+      text: 'Your Checkpoint account is disabled, so nothing was decided.',
+    };
+  }
+  if (!hasAnyRole(user.roles, ['reviewer'])) {
+    return {
+      ok: false,
+      code: 'slack_user_not_reviewer',
+      text: 'Only reviewers and admins decide approvals; nothing was decided.',
+    };
+  }
+  return { ok: true, userId: user.id, label: user.name ?? user.email };
+}

@@ -1,0 +1,149 @@
+import 'server-only';
+import { z } from 'zod';
+import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { config } from '../config';
+import { ApiError } from '../http/api-error';
+
+/**
+ * Where a ticket's Slack message goes. The bot token and the signing secret
+ * are secrets and come from the environment (config.ts), never the database;
+ * the channel and the incoming-webhook URL are set by admins on
+ * /settings/slack: globally (AppSetting `slack`) and per host (Host
+ * `slackChannel` / `slackWebhookUrl`, which win over the global ones).
+ */
+
+export const SLACK_SETTING_KEY = 'slack';
+
+export type GlobalSlackSettings = { channel: string | null; webhookUrl: string | null };
+
+export type SlackDestination =
+  /** Bot token + channel: buttons, and the message is updated in place. */
+  | { kind: 'bot'; channel: string }
+  /** Incoming webhook: no buttons, no updates; the outcome is a follow-up post. */
+  | { kind: 'webhook'; url: string };
+
+/** Stored in ApprovalTicket.slackChannel for webhook posts (there is no channel id or ts). */
+export const WEBHOOK_CHANNEL_MARK = 'incoming-webhook';
+
+// A channel id (C…/G…) or a #name as Slack accepts them in chat.postMessage.
+const CHANNEL = /^(#[a-z0-9][a-z0-9._-]{0,79}|[CGD][A-Z0-9]{6,20})$/;
+
+const stored = z.object({
+  channel: z.string().nullable().catch(null),
+  webhookUrl: z.string().nullable().catch(null),
+});
+
+export async function readGlobalSlackSettings(db: PrismaClient): Promise<GlobalSlackSettings> {
+  const row = await db.appSetting.findUnique({
+    where: { key: SLACK_SETTING_KEY },
+    select: { value: true },
+  });
+  const parsed = stored.safeParse(row?.value ?? {});
+  return parsed.success
+    ? { channel: parsed.data.channel ?? null, webhookUrl: parsed.data.webhookUrl ?? null }
+    : { channel: null, webhookUrl: null };
+}
+
+/**
+ * The destination for a host's tickets, or null when Slack is not set up
+ * for it. A host's own setting wins; a channel needs the bot token, so
+ * without it a channel is ignored in favour of a webhook URL.
+ */
+export function resolveDestination(
+  host: { slackChannel: string | null; slackWebhookUrl: string | null },
+  global: GlobalSlackSettings,
+  botToken = config().SLACK_BOT_TOKEN,
+): SlackDestination | null {
+  const pick = (channel: string | null, url: string | null): SlackDestination | null => {
+    if (channel && botToken) return { kind: 'bot', channel };
+    if (url) return { kind: 'webhook', url };
+    return null;
+  };
+  return pick(host.slackChannel, host.slackWebhookUrl) ?? pick(global.channel, global.webhookUrl);
+}
+
+export async function destinationForHost(
+  db: PrismaClient,
+  hostId: string,
+): Promise<SlackDestination | null> {
+  const [host, global] = await Promise.all([
+    db.host.findUnique({
+      where: { id: hostId },
+      select: { slackChannel: true, slackWebhookUrl: true },
+    }),
+    readGlobalSlackSettings(db),
+  ]);
+  return host ? resolveDestination(host, global) : null;
+}
+
+/** Validates admin input; empty means "not set". Throws ApiError 400 with per-field codes. */
+export function parseSlackTarget(input: { channel?: string; webhookUrl?: string }): {
+  channel: string | null;
+  webhookUrl: string | null;
+} {
+  const channel = input.channel?.trim() || null;
+  const webhookUrl = input.webhookUrl?.trim() || null;
+  const fields: Record<string, { code: string; message: string }> = {};
+  if (channel && !CHANNEL.test(channel)) {
+    fields.channel = {
+      code: 'slack_channel_invalid',
+      message: 'Use a channel id (C0123ABCD) or #name in lower case.',
+    };
+  }
+  if (webhookUrl && !isHttpsUrl(webhookUrl)) {
+    fields.webhookUrl = {
+      code: 'slack_webhook_url_invalid',
+      message: 'An incoming-webhook URL is an https:// URL (https://hooks.slack.com/services/…).',
+    };
+  }
+  if (Object.keys(fields).length > 0) {
+    throw new ApiError(400, 'invalid_request', 'Check the highlighted Slack settings.', { fields });
+  }
+  return { channel, webhookUrl };
+}
+
+function isHttpsUrl(v: string): boolean {
+  try {
+    const u = new URL(v);
+    return u.protocol === 'https:' && v.length <= 500 && !u.username && !u.password;
+  } catch {
+    return false;
+  }
+}
+
+export async function saveGlobalSlackSettings(
+  db: PrismaClient,
+  input: { channel?: string; webhookUrl?: string },
+): Promise<GlobalSlackSettings> {
+  const value = parseSlackTarget(input);
+  await db.appSetting.upsert({
+    where: { key: SLACK_SETTING_KEY },
+    create: { key: SLACK_SETTING_KEY, value },
+    update: { value },
+  });
+  return value;
+}
+
+export async function saveHostSlackSettings(
+  db: PrismaClient,
+  hostId: string,
+  input: { channel?: string; webhookUrl?: string },
+): Promise<void> {
+  const value = parseSlackTarget(input);
+  const res = await db.host.updateMany({
+    where: { id: hostId, builtIn: false, archivedAt: null },
+    data: { slackChannel: value.channel, slackWebhookUrl: value.webhookUrl },
+  });
+  if (res.count !== 1) throw new ApiError(404, 'host_not_found', 'No such active host.');
+}
+
+/** For display: the origin and a hint of the path, never the whole secret URL. */
+export function maskWebhookUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    const tail = u.pathname.slice(-4);
+    return `${u.origin}/…${tail}`;
+  } catch {
+    return '…';
+  }
+}
