@@ -6,3 +6,4 @@ import 'server-only';
  * onto `ticketFanout` when imported.
  */
 import './callback-fanout';
+import '../slack/fanout';
