@@ -6,6 +6,8 @@ import { auditPingJob } from './audit-ping';
 import type { JobDefinition } from './define-job';
 import { housekeepingJob } from './housekeeping';
 import { recordsRetentionJob } from './records-retention';
+import { webhooksDeliverJob } from './webhooks-deliver';
+import { webhooksResolveJob } from './webhooks-resolve';
 import { slackPostJob } from './slack-post';
 import { slackUpdateJob } from './slack-update';
 
@@ -22,6 +24,8 @@ export const jobRegistry = {
   'slack.update': slackUpdateJob,
   'approvals.created': approvalsCreatedJob,
   'approvals.resolved': approvalsResolvedJob,
+  'webhooks.deliver': webhooksDeliverJob,
+  'webhooks.resolve': webhooksResolveJob,
 } satisfies Record<string, JobDefinition>;
 
 export type JobName = keyof typeof jobRegistry;

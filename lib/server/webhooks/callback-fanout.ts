@@ -1,7 +1,36 @@
 import 'server-only';
+import { enqueue } from '../queue/outbox';
+import { createCallbackDelivery } from './deliveries';
 import { ticketFanout } from './fanout';
 
-// Placeholder until the callback/resolver entries land (same commit series).
+/**
+ * The webhooks part of the ticket fan-out: a new ticket is offered to the
+ * host's resolver webhook (through its own job, so a slow resolver holds up
+ * nothing else), and a settled one becomes a callback delivery.
+ */
 if (!ticketFanout.some((e) => e.name === 'webhooks')) {
-  ticketFanout.push({ name: 'webhooks' });
+  ticketFanout.push({
+    name: 'webhooks',
+    async onCreated(ticketId, ctx) {
+      const prisma = ctx.db;
+      const ticket = await prisma.approvalTicket.findUnique({
+        where: { id: ticketId },
+        select: { hostId: true },
+      });
+      if (!ticket) return;
+      const hook = await prisma.webhook.findUnique({
+        where: { hostId_kind: { hostId: ticket.hostId, kind: 'resolver' } },
+        select: { enabled: true },
+      });
+      if (!hook?.enabled) return;
+      await enqueue(prisma, {
+        kind: 'webhooks.resolve',
+        payload: { ticketId },
+        dedupeKey: `webhooks.resolve.${ticketId}`,
+      });
+    },
+    async onResolved(ticketId) {
+      await createCallbackDelivery(ticketId);
+    },
+  });
 }

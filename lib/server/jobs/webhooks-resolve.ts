@@ -1,0 +1,19 @@
+import 'server-only';
+import { z } from 'zod';
+import { consultResolver } from '../webhooks/resolver';
+import { defineJob } from './define-job';
+
+/**
+ * Consults the host's resolver webhook for a new ticket, once (the delivery
+ * row guards reruns). A failed consultation is not retried: the ticket is
+ * already in front of the reviewers.
+ */
+export const webhooksResolveJob = defineJob({
+  name: 'webhooks.resolve',
+  schema: z.object({ ticketId: z.uuid() }).strict(),
+  attempts: 3,
+  backoffMs: 1_000,
+  async handler(p) {
+    await consultResolver(p.ticketId);
+  },
+});

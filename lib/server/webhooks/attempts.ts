@@ -1,0 +1,74 @@
+import 'server-only';
+import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { nudgeRelay } from '../queue/outbox';
+import { enqueueAttempt } from './deliveries';
+import type { PostResult } from './http-post';
+import { webhookPolicy } from './policy';
+
+export interface AttemptRecord {
+  deliveryId: string;
+  webhookId: string;
+  hostId: string;
+  attempt: number;
+  result: PostResult;
+  /** Schedule the next attempt (callbacks that have attempts left). */
+  retry: boolean;
+  /** Resolver consultations are final: `failed` rather than pending a retry. */
+  final?: boolean;
+}
+
+/**
+ * Writes an attempt's outcome, its next attempt (if any) and the endpoint's
+ * failure streak in one transaction. The update is conditional on the
+ * attempt count, so a duplicate job cannot record twice. N consecutive
+ * failures disable the endpoint and leave an AuditEvent that the host page
+ * shows as a banner.
+ */
+export async function recordAttempt(prisma: PrismaClient, a: AttemptRecord): Promise<void> {
+  const policy = webhookPolicy();
+  const r = a.result;
+  const delay = policy.retryDelaysMs[a.attempt - 1] ?? 0;
+  const next = a.retry ? new Date(Date.now() + delay) : null;
+  await prisma.$transaction(async (tx) => {
+    const updated = await tx.webhookDelivery.updateMany({
+      where: { id: a.deliveryId, attempts: a.attempt - 1 },
+      data: {
+        attempts: a.attempt,
+        status: r.ok ? 'delivered' : a.retry ? 'failed' : 'dead',
+        lastStatusCode: r.status ?? null,
+        lastError: r.ok ? null : (r.error ?? 'failed').slice(0, 500),
+        latencyMs: r.latencyMs,
+        deliveredAt: r.ok ? new Date() : undefined,
+        nextAttemptAt: next,
+      },
+    });
+    if (updated.count === 0) return;
+    if (next) await enqueueAttempt(tx, a.deliveryId, a.attempt + 1, { at: next });
+    if (r.ok) {
+      await tx.webhook.update({ where: { id: a.webhookId }, data: { consecutiveFailures: 0 } });
+      return;
+    }
+    const hook = await tx.webhook.update({
+      where: { id: a.webhookId },
+      data: { consecutiveFailures: { increment: 1 } },
+      select: { consecutiveFailures: true, enabled: true, kind: true, url: true },
+    });
+    if (hook.enabled && hook.consecutiveFailures >= policy.disableAfterFailures) {
+      const reason = `${hook.consecutiveFailures} consecutive failed deliveries (last: ${r.error ?? 'failed'})`;
+      await tx.webhook.update({
+        where: { id: a.webhookId },
+        data: { enabled: false, disabledAt: new Date(), disabledReason: reason },
+      });
+      await tx.auditEvent.create({
+        data: {
+          actorKind: 'system',
+          action: 'webhook.disabled',
+          targetType: 'host',
+          targetId: a.hostId,
+          details: { webhookId: a.webhookId, kind: hook.kind, reason },
+        },
+      });
+    }
+  });
+  if (next) nudgeRelay();
+}

@@ -1,0 +1,165 @@
+import 'server-only';
+import type { Prisma, PrismaClient } from '@/lib/generated/prisma/client';
+import { db } from '../db';
+import { moduleLogger } from '../logger';
+import { enqueueInTx, nudgeRelay } from '../queue/outbox';
+import { recordAttempt } from './attempts';
+import { WebhookError } from './errors';
+import { postWebhook } from './http-post';
+import { callbackMessageId, callbackPayload, RESOLVED_EVENT } from './payload';
+import { maxAttempts } from './policy';
+import { activeSecrets } from './secrets';
+import { signedHeaders } from './signing';
+import { guardOptionsFromConfig } from './ssrf';
+
+const log = moduleLogger('webhooks');
+
+/** Callbacks get at most this long per attempt, whatever the row says. */
+export const CALLBACK_TIMEOUT_MS = 5_000;
+
+type Tx = Prisma.TransactionClient | PrismaClient;
+
+export function deliverDedupeKey(deliveryId: string, attempt: number, manual = false): string {
+  return `webhooks.deliver.${deliveryId}.${attempt}${manual ? '.m' : ''}`;
+}
+
+export async function enqueueAttempt(
+  tx: Tx,
+  deliveryId: string,
+  attempt: number,
+  opts: { at?: Date; manual?: boolean } = {},
+): Promise<void> {
+  await enqueueInTx(tx, {
+    kind: 'webhooks.deliver',
+    payload: { deliveryId, attempt, manual: opts.manual ?? false },
+    dedupeKey: deliverDedupeKey(deliveryId, attempt, opts.manual),
+    availableAt: opts.at,
+  });
+}
+
+/**
+ * For a settled ticket, the host's callback delivery: one WebhookDelivery per
+ * ticket + webhook (its messageId is deterministic, so a rerun finds the
+ * same row) and the outbox row of its first attempt, in one transaction.
+ * Returns the delivery id, or null when the host has no callback webhook.
+ */
+export async function createCallbackDelivery(ticketId: string): Promise<string | null> {
+  const prisma = await db();
+  const ticket = await prisma.approvalTicket.findUnique({
+    where: { id: ticketId },
+    select: {
+      id: true,
+      hostId: true,
+      requestId: true,
+      contextIdentity: true,
+      status: true,
+      decidedAt: true,
+      resolution: true,
+    },
+  });
+  if (!ticket || ticket.status === 'pending') return null;
+  const hook = await prisma.webhook.findUnique({
+    where: { hostId_kind: { hostId: ticket.hostId, kind: 'callback' } },
+    select: { id: true, enabled: true },
+  });
+  if (!hook) return null;
+  const messageId = callbackMessageId(hook.id, ticket.id);
+  const id = await prisma.$transaction(async (tx) => {
+    await tx.webhookDelivery.createMany({
+      data: [
+        {
+          webhookId: hook.id,
+          ticketId: ticket.id,
+          messageId,
+          eventType: RESOLVED_EVENT,
+          payload: callbackPayload(ticket) as unknown as Prisma.InputJsonObject,
+          // A disabled endpoint gets nothing sent; the row waits for a manual redelivery.
+          status: hook.enabled ? 'pending' : 'dead',
+          lastError: hook.enabled ? null : 'webhook_disabled',
+          nextAttemptAt: hook.enabled ? new Date() : null,
+        },
+      ],
+      skipDuplicates: true,
+    });
+    const row = await tx.webhookDelivery.findUniqueOrThrow({
+      where: { messageId },
+      select: { id: true, attempts: true },
+    });
+    if (hook.enabled && row.attempts === 0) await enqueueAttempt(tx, row.id, 1);
+    return row.id;
+  });
+  nudgeRelay();
+  return id;
+}
+
+/**
+ * One attempt of one callback delivery (the `webhooks.deliver` job). A job
+ * whose attempt number is not the next one is a duplicate and does nothing.
+ * On failure the next attempt is an outbox row due after the policy's delay,
+ * so retries survive restarts and Redis outages like any other work.
+ */
+export async function deliverAttempt(
+  deliveryId: string,
+  attempt: number,
+  manual = false,
+): Promise<'sent' | 'failed' | 'skipped'> {
+  const prisma = await db();
+  const d = await prisma.webhookDelivery.findUnique({
+    where: { id: deliveryId },
+    select: {
+      id: true,
+      messageId: true,
+      payload: true,
+      status: true,
+      attempts: true,
+      webhook: { select: { id: true, url: true, enabled: true, timeoutMs: true, hostId: true } },
+    },
+  });
+  if (!d || d.attempts !== attempt - 1) return 'skipped';
+  if (d.status === 'delivered' && !manual) return 'skipped';
+  if (!d.webhook.enabled && !manual) {
+    await prisma.webhookDelivery.updateMany({
+      where: { id: d.id, attempts: d.attempts },
+      data: { status: 'dead', lastError: 'webhook_disabled', nextAttemptAt: null },
+    });
+    return 'skipped';
+  }
+  const body = JSON.stringify(d.payload);
+  const secrets = await activeSecrets(prisma, d.webhook.id);
+  const res = await postWebhook({
+    url: d.webhook.url,
+    body,
+    headers: { ...signedHeaders(secrets, d.messageId, body) },
+    timeoutMs: Math.min(d.webhook.timeoutMs, CALLBACK_TIMEOUT_MS),
+    guard: guardOptionsFromConfig(),
+  });
+  const retry = !res.ok && !manual && attempt < maxAttempts();
+  await recordAttempt(prisma, {
+    deliveryId: d.id,
+    webhookId: d.webhook.id,
+    hostId: d.webhook.hostId,
+    attempt,
+    result: res,
+    retry,
+  });
+  if (!res.ok) log.info({ deliveryId, attempt, error: res.error }, 'webhook attempt failed');
+  return res.ok ? 'sent' : 'failed';
+}
+
+/** Manual redelivery from the delivery log: one more attempt, now, with the same webhook-id. */
+export async function redeliver(hostId: string, deliveryId: string): Promise<void> {
+  const prisma = await db();
+  const d = await prisma.webhookDelivery.findFirst({
+    where: { id: deliveryId, webhook: { hostId } },
+    select: { id: true, attempts: true },
+  });
+  if (!d) throw new WebhookError('delivery_not_found', 'No such delivery.', 404);
+  await prisma.$transaction(async (tx) => {
+    await tx.webhookDelivery.update({
+      where: { id: d.id },
+      data: { status: 'pending', nextAttemptAt: new Date() },
+    });
+    await enqueueAttempt(tx, d.id, d.attempts + 1, { manual: true });
+  });
+  nudgeRelay();
+}

@@ -1,0 +1,178 @@
+import 'server-only';
+import type { Prisma } from '@/lib/generated/prisma/client';
+import { type ApprovalRequest, validateResolution } from '@/lib/hooks';
+import { DecisionError, decideTicket } from '../approvals/decide';
+import { db } from '../db';
+import { moduleLogger } from '../logger';
+import { recordAttempt } from './attempts';
+import { postWebhook } from './http-post';
+import { RESOLVE_REQUEST_EVENT } from './payload';
+import { activeSecrets } from './secrets';
+import { signedHeaders } from './signing';
+import { guardOptionsFromConfig } from './ssrf';
+
+const log = moduleLogger('webhooks-resolver');
+
+/** How a consultation ended; anything but approved/rejected leaves the ticket to humans. */
+export type ResolverOutcome =
+  | 'approved'
+  | 'rejected'
+  | 'unresolved'
+  | 'failed'
+  | 'invalid'
+  | 'skipped';
+
+export interface ConsultResult {
+  outcome: ResolverOutcome;
+  /** Why it was not decided: http_500, timeout, host_error:approval_identity_mismatch, … */
+  reason?: string;
+}
+
+/**
+ * Consults the host's resolver webhook for a new ticket, once: POSTs the
+ * stored (already redacted) ApprovalRequest signed like a callback, and
+ * validates the answer exactly as a host would (§9: echo, shape, verdict,
+ * consistency). approve/reject decide the ticket as `resolver`; anything
+ * else (unresolved, an error, a timeout, an invalid answer) is recorded and
+ * the ticket stays with the reviewers. Nothing here can produce a permit by
+ * default.
+ */
+export async function consultResolver(ticketId: string): Promise<ConsultResult> {
+  const prisma = await db();
+  const ticket = await prisma.approvalTicket.findUnique({
+    where: { id: ticketId },
+    select: {
+      id: true,
+      hostId: true,
+      status: true,
+      contextIdentity: true,
+      interceptionPoint: true,
+      verdict: true,
+      context: true,
+    },
+  });
+  if (ticket?.status !== 'pending') return { outcome: 'skipped' };
+  const hook = await prisma.webhook.findUnique({
+    where: { hostId_kind: { hostId: ticket.hostId, kind: 'resolver' } },
+    select: { id: true, url: true, enabled: true, timeoutMs: true },
+  });
+  if (!hook?.enabled) return { outcome: 'skipped' };
+
+  const request = {
+    context_identity: ticket.contextIdentity,
+    interception_point: ticket.interceptionPoint,
+    verdict: ticket.verdict,
+    context: ticket.context,
+  } as unknown as ApprovalRequest;
+  const messageId = `msg_${hook.id.replaceAll('-', '')}_rs_${ticket.id.replaceAll('-', '')}`;
+  // The delivery row is the "consulted once" guard: a rerun of the job finds it.
+  const created = await prisma.webhookDelivery.createMany({
+    data: [
+      {
+        webhookId: hook.id,
+        ticketId: ticket.id,
+        messageId,
+        eventType: RESOLVE_REQUEST_EVENT,
+        payload: { ticket_id: ticket.id, context_identity: ticket.contextIdentity },
+      },
+    ],
+    skipDuplicates: true,
+  });
+  const row = await prisma.webhookDelivery.findUniqueOrThrow({
+    where: { messageId },
+    select: { id: true, attempts: true },
+  });
+  if (created.count === 0 && row.attempts > 0) return { outcome: 'skipped' };
+
+  const body = JSON.stringify(request);
+  const secrets = await activeSecrets(prisma, hook.id);
+  const res = await postWebhook({
+    url: hook.url,
+    body,
+    headers: { ...signedHeaders(secrets, messageId, body) },
+    timeoutMs: hook.timeoutMs,
+    guard: guardOptionsFromConfig(),
+    requireWholeBody: true,
+  });
+  const result = res.ok
+    ? await applyAnswer(ticket.id, ticket.contextIdentity, res.body ?? '')
+    : {
+        outcome: 'failed' as const,
+        reason: res.error ?? 'failed',
+      };
+  const answered = result.outcome !== 'failed' && result.outcome !== 'invalid';
+  await recordAttempt(prisma, {
+    deliveryId: row.id,
+    webhookId: hook.id,
+    hostId: ticket.hostId,
+    attempt: 1,
+    retry: false,
+    // A well-formed answer is a delivered consultation, even `unresolved`.
+    result: answered
+      ? { ...res, ok: true, error: undefined }
+      : { ...res, ok: false, error: result.reason },
+  });
+  if (answered && result.reason) {
+    await prisma.webhookDelivery.update({
+      where: { id: row.id },
+      data: { lastError: result.reason },
+    });
+  }
+  await prisma.auditEvent.create({
+    data: {
+      actorKind: 'resolver',
+      action: 'webhook.resolver_consulted',
+      targetType: 'ticket',
+      targetId: ticket.id,
+      details: { outcome: result.outcome, reason: result.reason ?? null } as Prisma.InputJsonObject,
+    },
+  });
+  log.info({ ticketId, outcome: result.outcome, reason: result.reason }, 'resolver consulted');
+  return result;
+}
+
+async function applyAnswer(
+  ticketId: string,
+  identity: string | null,
+  text: string,
+): Promise<ConsultResult> {
+  let answer: unknown;
+  try {
+    answer = JSON.parse(text);
+  } catch {
+    return { outcome: 'invalid', reason: 'resolution_not_json' };
+  }
+  const check = validateResolution(answer, identity);
+  if (!check.ok) return { outcome: 'invalid', reason: check.reason };
+  if (check.outcome === 'unresolved') return { outcome: 'unresolved', reason: 'unresolved' };
+  const v = check.verdict;
+  try {
+    if (check.outcome === 'approve') {
+      const edit =
+        v.decision === 'transform' && v.transform
+          ? { path: v.transform.path, value: v.transform.value ?? null }
+          : undefined;
+      await decideTicket({
+        ticketId,
+        actor: { kind: 'resolver' },
+        outcome: 'approve',
+        contextIdentity: identity,
+        edit,
+      });
+      return { outcome: 'approved' };
+    }
+    await decideTicket({
+      ticketId,
+      actor: { kind: 'resolver' },
+      outcome: 'reject',
+      contextIdentity: identity,
+      reason: v.message ?? v.reason ?? 'rejected by the resolver',
+    });
+    return { outcome: 'rejected' };
+  } catch (err) {
+    // A decision the server refuses (edit on a redacted path, already decided)
+    // leaves the ticket as it is: humans decide.
+    if (err instanceof DecisionError) return { outcome: 'invalid', reason: `decision_${err.code}` };
+    throw err;
+  }
+}
