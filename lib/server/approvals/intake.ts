@@ -45,9 +45,9 @@ export function parseApprovalText(text: string): unknown {
 /**
  * Intake of one approval request for `hostId`: validate (§4, §5, §9),
  * redact with the host's paths and bind the identity (redact-request.ts),
- * then write the ticket, its expiry job and its fan-out job in one transaction. The same
- * host + identity again returns the existing ticket (`created: false`),
- * whatever its state. Throws IntakeError; a refused request stores nothing.
+ * then write the ticket, its expiry job and its fan-out job in one
+ * transaction. The same host + identity again returns the existing ticket
+ * (`created: false`), whatever its state. Throws IntakeError; a refused request stores nothing.
  */
 export async function createApprovalTicket(
   hostId: string,
@@ -79,8 +79,8 @@ export async function createApprovalTicket(
   const toolCall = (ctx as { tool_call?: { name?: unknown } }).tool_call;
   const now = Date.now();
   const expiresAt = new Date(now + (req.timeoutMs ?? host.defaultTimeoutMs));
-  // The id is chosen here so that the ticket and its expiry job go in one
-  // batch transaction (one round trip, no interactive transaction).
+  // The id is chosen here so that the ticket and its jobs go in one batch
+  // transaction (one round trip, no interactive transaction).
   const id = randomUUID();
   const jobs = [
     validateOutboxInput({
