@@ -111,7 +111,7 @@ function conflictError(conflicts: RecordConflict[], where: string): ApiError {
   );
 }
 
-type Chain = { sessionId: string; headHash: string };
+type Chain = { sessionId: string; headHash: string; lastSequence: number; recordCount: number };
 
 async function appendInTx(
   tx: PrismaClient,
@@ -124,7 +124,7 @@ async function appendInTx(
   const sessions = [...new Set(chained.map((r) => r.sessionId))].sort();
   const heads = await lockChains(tx, hostId, sessions);
 
-  const fresh = await dropStored(tx, hostId, chained, failures);
+  const fresh = await dropStored(tx, hostId, chained, failures, heads);
   if (fresh.length === 0) return { inserted: [] };
   const tickets = await ticketsFor(tx, hostId, fresh);
   const rows = linkChains(fresh, heads);
@@ -161,7 +161,7 @@ async function lockChains(tx: PrismaClient, hostId: string, sessions: string[]) 
     sessions,
   );
   const rows = await tx.$queryRawUnsafe<Chain[]>(
-    `SELECT "sessionId", "headHash" FROM "SessionChain"
+    `SELECT "sessionId", "headHash", "lastSequence", "recordCount" FROM "SessionChain"
      WHERE "hostId" = $1::uuid AND "sessionId" = ANY($2::text[])
      ORDER BY "sessionId" FOR UPDATE`,
     hostId,
@@ -177,9 +177,16 @@ async function dropStored(
   hostId: string,
   chained: PreparedRecord[],
   failures: PreparedRecord[],
+  heads: Map<string, Chain>,
 ): Promise<PreparedRecord[]> {
   const stored = new Map<string, string>();
-  if (chained.length > 0) {
+  // Only a sequence at or below its session's highest stored one can already
+  // exist; in-order appends (the usual case) look nothing up.
+  const candidates = chained.filter((r) => {
+    const head = heads.get(r.sessionId);
+    return head !== undefined && head.recordCount > 0 && r.sequence <= head.lastSequence;
+  });
+  if (candidates.length > 0) {
     const rows = await tx.$queryRawUnsafe<
       { sessionId: string; sequence: number; contentHash: string }[]
     >(
@@ -187,8 +194,8 @@ async function dropStored(
        WHERE "hostId" = $1::uuid AND "dedupeKey" = ''
          AND ("sessionId", "sequence") IN (SELECT * FROM unnest($2::text[], $3::int[]))`,
       hostId,
-      chained.map((r) => r.sessionId),
-      chained.map((r) => r.sequence),
+      candidates.map((r) => r.sessionId),
+      candidates.map((r) => r.sequence),
     );
     for (const row of rows)
       stored.set(`s\u0000${row.sessionId}\u0000${row.sequence}`, row.contentHash);
