@@ -213,7 +213,8 @@ test('redacted values are marked; an auditor reads only; a late decision sees wh
     'No outside mail during the audit.',
   );
 
-  // The admin's approval comes second: refused, saying who won; nothing changes.
+  // The admin's page learns of it live; an approval now comes second: refused, saying who won.
+  await expect(admin.getByTestId('ticket-settled')).toBeVisible();
   await admin
     .getByRole('button', { name: /^Approve/ })
     .first()

@@ -4,6 +4,7 @@ import { notFound } from 'next/navigation';
 import { Countdown } from '@/app/components/approvals/countdown';
 import { JsonTree } from '@/app/components/approvals/json-tree';
 import { TicketStatusBadge } from '@/app/components/approvals/ticket-status';
+import { TicketWatch } from '@/app/components/approvals/ticket-watch';
 import { Card } from '@/app/components/page-header';
 import { Time } from '@/app/components/time';
 import { Role } from '@/lib/generated/prisma/enums';
@@ -68,6 +69,7 @@ export default async function TicketPage({ params }: { params: Promise<{ id: str
           className="lg:sticky lg:top-4 lg:col-start-2 lg:row-span-3 lg:row-start-1"
         >
           <Card title={t.status === 'pending' ? 'Decision' : 'Decided'}>
+            {t.status === 'pending' && <TicketWatch ticketId={t.id} />}
             {t.status === 'pending' && canDecide ? (
               <DecisionPanel
                 ticketId={t.id}

@@ -3,8 +3,7 @@
 import { useRouter } from 'next/navigation';
 import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
 import { useQueueKeys } from './use-queue-keys';
-
-type TicketEvent = { type: 'created' | 'decided' | 'expired'; ticketId: string };
+import { useTicketEvents } from './use-ticket-events';
 
 const POLL_MS = 5000;
 
@@ -35,8 +34,14 @@ export function LiveQueue({
   const auto = useRef(autoRefresh);
   auto.current = autoRefresh;
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  // What polling compares against: the page's newest ticket, moved on by each
+  // poll that saw a newer one, and reset when a refresh brings a new page.
   const baseline = useRef(latest);
-  baseline.current = latest;
+  const rendered = useRef(latest);
+  if (rendered.current !== latest) {
+    rendered.current = latest;
+    baseline.current = latest;
+  }
 
   const refreshSoon = useCallback(() => {
     if (timer.current) return;
@@ -53,60 +58,52 @@ export function LiveQueue({
 
   useQueueKeys(showNew);
 
-  useEffect(() => {
-    let poll: ReturnType<typeof setInterval> | null = null;
-    const onEvent = (e: TicketEvent) => {
+  // The polling fallback: runs while the stream is down (and the tab visible).
+  const poll = useRef<ReturnType<typeof setInterval> | null>(null);
+  const stopPolling = useCallback(() => {
+    if (poll.current) clearInterval(poll.current);
+    poll.current = null;
+  }, []);
+  const startPolling = useCallback(() => {
+    setMode('polling');
+    if (poll.current) return;
+    poll.current = setInterval(async () => {
+      if (document.visibilityState === 'hidden') return;
+      const res = await fetch('/api/approvals/summary', { cache: 'no-store' }).catch(() => null);
+      if (!res?.ok) return;
+      const { latest: now } = (await res.json()) as { latest: string | null };
+      if (now !== baseline.current) {
+        baseline.current = now;
+        if (auto.current) refreshSoon();
+        else setFresh((n) => n + 1);
+      }
+    }, POLL_MS);
+  }, [refreshSoon]);
+  useEffect(
+    () => () => {
+      stopPolling();
+      if (timer.current) clearTimeout(timer.current);
+    },
+    [stopPolling],
+  );
+
+  useTicketEvents({
+    onEvent: (e) => {
       if (e.type === 'created') {
         if (auto.current) refreshSoon();
         else setFresh((n) => n + 1);
       } else if (visible.current.has(e.ticketId)) {
         refreshSoon();
       }
-    };
-    const startPolling = () => {
-      if (poll) return;
-      setMode('polling');
-      poll = setInterval(async () => {
-        const res = await fetch('/api/approvals/summary', { cache: 'no-store' }).catch(() => null);
-        if (!res?.ok) return;
-        const { latest: now } = (await res.json()) as { latest: string | null };
-        if (now !== baseline.current) {
-          baseline.current = now;
-          if (auto.current) refreshSoon();
-          else setFresh((n) => n + 1);
-        }
-      }, POLL_MS);
-    };
-    if (typeof EventSource === 'undefined') {
-      startPolling();
-      return () => {
-        if (poll) clearInterval(poll);
-      };
-    }
-    const source = new EventSource('/api/approvals/events');
-    for (const type of ['created', 'decided', 'expired'] as const) {
-      source.addEventListener(type, (msg) => {
-        try {
-          onEvent({ ...(JSON.parse((msg as MessageEvent).data) as TicketEvent), type });
-        } catch {
-          // A malformed event is ignored; the next refresh shows the truth.
-        }
-      });
-    }
-    source.onopen = () => {
+    },
+    onOpen: () => {
       setMode('live');
-      if (poll) {
-        clearInterval(poll);
-        poll = null;
-      }
-    };
-    source.onerror = () => startPolling();
-    return () => {
-      source.close();
-      if (poll) clearInterval(poll);
-      if (timer.current) clearTimeout(timer.current);
-    };
-  }, [refreshSoon]);
+      stopPolling();
+    },
+    onError: startPolling,
+    // Events were missed while the tab was hidden: show the queue as it is now.
+    onResume: refreshSoon,
+  });
 
   return (
     <div data-live={mode}>
