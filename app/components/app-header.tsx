@@ -8,7 +8,14 @@ import { QueueBadge } from './queue-badge';
 
 /** The top bar: product, the areas this user may use, queue health, the user. */
 export function AppHeader({ user }: { user: SessionUser }) {
-  const items = areasFor(user.roles).map((a) => ({ href: AREAS[a].path, label: AREAS[a].label }));
+  const areaItems = areasFor(user.roles).map((a) => ({
+    href: AREAS[a].path,
+    label: AREAS[a].label,
+  }));
+  // Slack settings are admin-only and not an area of their own (app/settings/slack).
+  const items = user.roles.includes('admin')
+    ? [...areaItems, { href: '/settings/slack', label: 'Slack' }]
+    : areaItems;
   return (
     <header className="bg-slate-900 text-white">
       <div className="mx-auto flex min-h-12 max-w-7xl flex-wrap items-center gap-x-6 gap-y-1 px-4 py-1.5">

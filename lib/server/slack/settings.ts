@@ -111,30 +111,108 @@ function isHttpsUrl(v: string): boolean {
   }
 }
 
+/** Admin form input: a blank webhook URL keeps the stored one unless `clearWebhook` (it is never shown back). */
+export interface SlackTargetInput {
+  channel?: string;
+  webhookUrl?: string;
+  clearWebhook?: boolean;
+}
+
+function merge(input: SlackTargetInput, currentUrl: string | null) {
+  const parsed = parseSlackTarget(input);
+  const webhookUrl = input.clearWebhook ? null : (parsed.webhookUrl ?? currentUrl);
+  return { channel: parsed.channel, webhookUrl };
+}
+
+/** Audit without the URL itself: whether each part is set. */
+function auditDetails(scope: string, v: { channel: string | null; webhookUrl: string | null }) {
+  return { scope, channel: v.channel, webhookUrlSet: Boolean(v.webhookUrl) };
+}
+
 export async function saveGlobalSlackSettings(
   db: PrismaClient,
-  input: { channel?: string; webhookUrl?: string },
+  input: SlackTargetInput,
+  actorId: string | null = null,
 ): Promise<GlobalSlackSettings> {
-  const value = parseSlackTarget(input);
-  await db.appSetting.upsert({
-    where: { key: SLACK_SETTING_KEY },
-    create: { key: SLACK_SETTING_KEY, value },
-    update: { value },
-  });
+  const current = await readGlobalSlackSettings(db);
+  const value = merge(input, current.webhookUrl);
+  await db.$transaction([
+    db.appSetting.upsert({
+      where: { key: SLACK_SETTING_KEY },
+      create: { key: SLACK_SETTING_KEY, value },
+      update: { value },
+    }),
+    db.auditEvent.create({
+      data: {
+        actorId,
+        actorKind: actorId ? 'user' : 'system',
+        action: 'slack.settings_changed',
+        targetType: 'app_setting',
+        targetId: SLACK_SETTING_KEY,
+        details: auditDetails('global', value),
+      },
+    }),
+  ]);
   return value;
 }
 
 export async function saveHostSlackSettings(
   db: PrismaClient,
   hostId: string,
-  input: { channel?: string; webhookUrl?: string },
+  input: SlackTargetInput,
+  actorId: string | null = null,
 ): Promise<void> {
-  const value = parseSlackTarget(input);
-  const res = await db.host.updateMany({
-    where: { id: hostId, builtIn: false, archivedAt: null },
-    data: { slackChannel: value.channel, slackWebhookUrl: value.webhookUrl },
+  const host = await db.host.findFirst({
+    where: { id: hostId, archivedAt: null },
+    select: { slackWebhookUrl: true },
   });
-  if (res.count !== 1) throw new ApiError(404, 'host_not_found', 'No such active host.');
+  if (!host) throw new ApiError(404, 'host_not_found', 'No such active host.');
+  const value = merge(input, host.slackWebhookUrl);
+  await db.$transaction([
+    db.host.update({
+      where: { id: hostId },
+      data: { slackChannel: value.channel, slackWebhookUrl: value.webhookUrl },
+    }),
+    db.auditEvent.create({
+      data: {
+        actorId,
+        actorKind: actorId ? 'user' : 'system',
+        action: 'slack.settings_changed',
+        targetType: 'host',
+        targetId: hostId,
+        details: auditDetails('host', value),
+      },
+    }),
+  ]);
+}
+
+export interface HostSlackRow {
+  id: string;
+  name: string;
+  builtIn: boolean;
+  slackChannel: string | null;
+  webhookUrlMasked: string | null;
+  destination: SlackDestination | null;
+}
+
+/** The settings page's host list: each active host, its own settings and where its tickets go. */
+export async function listHostSlackSettings(db: PrismaClient): Promise<HostSlackRow[]> {
+  const [hosts, global] = await Promise.all([
+    db.host.findMany({
+      where: { archivedAt: null },
+      orderBy: { name: 'asc' },
+      select: { id: true, name: true, builtIn: true, slackChannel: true, slackWebhookUrl: true },
+    }),
+    readGlobalSlackSettings(db),
+  ]);
+  return hosts.map((h) => ({
+    id: h.id,
+    name: h.name,
+    builtIn: h.builtIn,
+    slackChannel: h.slackChannel,
+    webhookUrlMasked: h.slackWebhookUrl ? maskWebhookUrl(h.slackWebhookUrl) : null,
+    destination: resolveDestination(h, global),
+  }));
 }
 
 /** For display: the origin and a hint of the path, never the whole secret URL. */
