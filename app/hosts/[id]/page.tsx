@@ -12,6 +12,7 @@ import { HostBadges } from '../host-badges';
 import { HostForm } from '../host-form';
 import { IssueKeyForm, RevokeKeyButton } from './api-keys';
 import { ArchiveForm } from './archive-form';
+import { WebhooksEntry } from './webhooks/webhook-alerts';
 
 export const metadata: Metadata = { title: 'Host' };
 
@@ -58,6 +59,7 @@ export default async function HostPage({
           Host registered. Create an API key for it below.
         </p>
       )}
+      <WebhooksEntry hostId={host.id} />
       <div className="grid items-start gap-6 lg:grid-cols-[1fr_22rem]">
         <Card title="API keys">
           <div className="space-y-4">
