@@ -11,6 +11,7 @@
  * `-- --json` prints only one JSON object. `--url U --key K` sends the HTTP
  * half to a running app instead of the in-process server.
  */
+import './records-quiet';
 import 'dotenv/config';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
