@@ -8,6 +8,7 @@ import { makeGuardedFetch } from '@/lib/server/slack/outbound';
 import { postTicketMessage, updateTicketMessage } from '@/lib/server/slack/messages';
 import { saveGlobalSlackSettings, saveHostSlackSettings } from '@/lib/server/slack/settings';
 import { decideTicket } from '@/lib/server/approvals/decide';
+import { expireTicket } from '@/lib/server/approvals/expire';
 import { stopApprovalsRuntime } from '@/lib/server/approvals/runtime';
 import {
   approvalRequest,
@@ -161,6 +162,21 @@ describe('Slack messages through the real @slack/web-api and @slack/webhook clie
     expect(actions(blocks).map((e: { action_id: string }) => e.action_id)).toEqual([
       'checkpoint_open',
     ]);
+  });
+
+  it('expiry updates the message: no buttons, "Expired", the host denies', async () => {
+    const prisma = await testDb();
+    await saveGlobalSlackSettings(prisma, { channel: '#approvals' });
+    const t = await newTicket(host.key);
+    await run('slack.post', t.id);
+    expect(await expireTicket(t.id, new Date(Date.now() + 48 * 3600_000))).toBe(true);
+    await run('approvals.resolved', t.id);
+    await run('slack.update', t.id);
+    const [update] = standIn.to('/api/chat.update');
+    const blocks = update.body.blocks as Blocks;
+    expect(blocks[0].text.text).toBe('Approval expired');
+    expect(JSON.stringify(blocks)).toContain(':hourglass: *Expired* without a decision');
+    expect(actions(blocks)).toHaveLength(1);
   });
 
   it('Slack down: the post job throws (BullMQ retries with backoff), stores nothing, and the retry posts once', async () => {

@@ -1,4 +1,5 @@
 import 'server-only';
+import type { JobContext } from '../jobs/define-job';
 import { ticketFanout } from '../webhooks/fanout';
 
 /**
@@ -13,7 +14,7 @@ import { ticketFanout } from '../webhooks/fanout';
 async function enqueueSlackJob(
   kind: 'slack.post' | 'slack.update',
   ticketId: string,
-  db: Parameters<NonNullable<(typeof ticketFanout)[number]['onCreated']>>[1]['db'],
+  db: JobContext['db'],
 ): Promise<void> {
   const { enqueue } = await import('../queue/outbox');
   await enqueue(db, { kind, payload: { ticketId }, dedupeKey: `${kind}.${ticketId}` });
