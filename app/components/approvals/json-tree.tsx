@@ -19,12 +19,21 @@ export function JsonTree({
 }) {
   return (
     <div className="overflow-x-auto font-mono text-xs leading-5 text-slate-800">
-      <Node path={rootPath} value={value} ctx={{ highlight, redacted }} />
+      <Node
+        path={rootPath}
+        value={value}
+        depth={0}
+        ctx={{ highlight, redacted, budget: { left: NODE_BUDGET } }}
+      />
     </div>
   );
 }
 
-type Ctx = { highlight: string[]; redacted: string[] };
+/** Contexts may be megabytes (§12.3): the page stays usable by rendering a bounded tree. */
+const NODE_BUDGET = 1500;
+const MAX_CHILDREN = 100;
+
+type Ctx = { highlight: string[]; redacted: string[]; budget: { left: number } };
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -43,12 +52,15 @@ function Node({
   value,
   ctx,
   label,
+  depth,
 }: {
   path: string;
   value: unknown;
   ctx: Ctx;
   label?: ReactNode;
+  depth: number;
 }) {
+  ctx.budget.left--;
   const isRoot = ctx.highlight.includes(path);
   const tint = isRoot ? 'rounded bg-amber-50 ring-1 ring-amber-200' : '';
   const isRedacted = ctx.redacted.includes(path);
@@ -87,8 +99,11 @@ function Node({
       );
     }
     const hot = under(path, ctx.highlight);
+    // Open what matters (the target, the top levels, small values); the rest one click away.
+    const expanded = hot || depth < 2 || entries.length <= 20;
+    const shown = entries.slice(0, MAX_CHILDREN);
     return (
-      <details open className={tint} data-path={path}>
+      <details open={expanded} className={tint} data-path={path}>
         <summary className="cursor-pointer select-none hover:bg-slate-50">
           {key}
           <span className="text-slate-500">{open}</span>
@@ -100,15 +115,25 @@ function Node({
           {badge}
         </summary>
         <div className={`ml-4 border-l pl-2 ${hot ? 'border-amber-300' : 'border-slate-200'}`}>
-          {entries.map(([k, v]) => (
-            <Node
-              key={String(k)}
-              path={childPath(path, k)}
-              value={v}
-              ctx={ctx}
-              label={typeof k === 'number' ? k : JSON.stringify(k)}
-            />
-          ))}
+          {ctx.budget.left <= 0 ? (
+            <div className="text-slate-400">
+              … not shown: the context is too large to show whole
+            </div>
+          ) : (
+            shown.map(([k, v]) => (
+              <Node
+                key={String(k)}
+                path={childPath(path, k)}
+                value={v}
+                depth={depth + 1}
+                ctx={ctx}
+                label={typeof k === 'number' ? k : JSON.stringify(k)}
+              />
+            ))
+          )}
+          {entries.length > shown.length && ctx.budget.left > 0 && (
+            <div className="text-slate-400">… {entries.length - shown.length} more not shown</div>
+          )}
         </div>
         <span className="text-slate-500">{close}</span>
       </details>
