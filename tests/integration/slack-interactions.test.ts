@@ -155,6 +155,18 @@ describe('POST /api/slack/interactions (v0 signature first; reviewer mapping; §
     expect(blocks.at(-1)?.elements.map((e: Body) => e.action_id)).toEqual(['checkpoint_open']);
   });
 
+  it('Slack failing the update does not undo the decision: the slack.update job is queued to retry it', async () => {
+    standIn.failNext(1, 500);
+    const res = await send(press('approve', 'U0RITA', ticket.value));
+    expect(res.status).toBe(200);
+    expect(await status()).toBe('approved');
+    expect(standIn.to('/api/chat.update')).toHaveLength(1);
+    const row = await (await testDb()).outboxEvent.findUnique({
+      where: { dedupeKey: `slack.update.${ticket.id}` },
+    });
+    expect(row?.kind).toBe('slack.update');
+  });
+
   it('a second (stale or duplicate) press gets an ephemeral "already decided by X at T" and changes nothing', async () => {
     await send(press('approve', 'U0RITA', ticket.value));
     const decidedAt = (

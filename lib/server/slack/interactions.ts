@@ -5,6 +5,7 @@ import { config } from '../config';
 import { db } from '../db';
 import { moduleLogger } from '../logger';
 import { slackUpdateDedupeKey } from '../jobs/slack-update';
+import { withTimeout } from '../queue/connection';
 import { enqueue } from '../queue/outbox';
 import {
   APPROVE_ACTION,
@@ -34,6 +35,7 @@ import { verifySlackSignature } from './verify';
  */
 
 const log = moduleLogger('slack');
+const INLINE_UPDATE_MS = 1_500;
 
 export interface SlackAnswer {
   status: number;
@@ -227,11 +229,17 @@ async function settledText(prisma: PrismaClient, ticketId: string): Promise<stri
 
 /**
  * Brings the message up to date now (the reviewer sees the result at once);
- * if Slack does not answer, the slack.update job retries it with backoff.
+ * if Slack fails or is slow (Slack wants our answer within 3 s), the
+ * slack.update job does it with backoff. Both running is harmless: the same
+ * content is written twice.
  */
 async function refreshMessage(prisma: PrismaClient, ticketId: string): Promise<void> {
   try {
-    await updateTicketMessage(prisma, ticketId, log);
+    await withTimeout(
+      updateTicketMessage(prisma, ticketId, log),
+      INLINE_UPDATE_MS,
+      'slack_update_slow',
+    );
   } catch (err) {
     log.warn({ ticketId, err: String(err) }, 'slack message update failed; queued for retry');
     await enqueue(prisma, {
