@@ -1,5 +1,6 @@
 import Link from 'next/link';
 import { buttonClass } from '@/app/components/button-class';
+import { SearchShortcut } from '@/app/components/audit/search-shortcut';
 import { inputClass } from '@/app/components/field';
 import { DECISIONS, INTERCEPTION_POINTS, MODES } from '@/lib/hooks/vocabulary';
 import type { RawParams } from '@/lib/server/audit/filters';
@@ -184,6 +185,11 @@ export function SearchForm({
         <Link href="/audit" className={buttonClass('ghost')}>
           Clear
         </Link>
+        <span className="ml-auto hidden text-xs text-slate-500 sm:inline">
+          Press <kbd className="rounded border border-slate-300 px-1 font-mono">/</kbd> to search by
+          session id
+        </span>
+        <SearchShortcut targetId="f-session" />
       </div>
     </form>
   );
