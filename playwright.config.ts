@@ -78,6 +78,8 @@ export default defineConfig({
         OIDC_CLIENT_SECRET: MOCK_OIDC.clientSecret,
         OIDC_NAME: MOCK_OIDC.name,
         LOG_LEVEL: 'warn',
+        // Webhook receivers in tests/e2e/webhooks.spec.ts listen on loopback over http.
+        WEBHOOKS_ALLOW_HTTP_LOOPBACK: 'true',
       },
     },
   ],

@@ -6,10 +6,10 @@
 // worker in this process, a host with a callback webhook pointing at an
 // HTTP receiver on loopback that verifies every signature.
 //
-// A "decision" is decideTicket (a reviewer approves) followed by the
-// `approvals.resolved` outbox row for the ticket (enqueueTicketFanout, then
-// a relay nudge), which is what the decision transaction does once wired.
-// The clock starts when the decision has committed and stops when the
+// A "decision" is decideTicket (a reviewer approves): its one statement
+// settles the ticket and writes the `approvals.resolved` outbox row, then
+// nudges the relay. The clock starts before decideTicket is called (so the
+// decision's own commit is included: an upper bound) and stops when the
 // receiver has the request: outbox relay → approvals.resolved job (delivery
 // row + outbox row) → relay → webhooks.deliver job → signed POST.
 import { randomBytes } from 'node:crypto';
@@ -72,11 +72,9 @@ async function run(databaseUrl: string, closers: Array<() => Promise<void>>) {
   const { JobQueue } = await import('../lib/server/queue/queues');
   const { OutboxRelay } = await import('../lib/server/queue/relay');
   const { startJobWorker } = await import('../lib/server/queue/worker');
-  const { nudgeRelay } = await import('../lib/server/queue/outbox');
   const { decideTicket } = await import('../lib/server/approvals/decide');
   const { configureTicketEvents } = await import('../lib/server/approvals/events');
   const { stopApprovalsRuntime } = await import('../lib/server/approvals/runtime');
-  const { enqueueTicketFanout } = await import('../lib/server/webhooks/enqueue-fanout');
   const { saveWebhook } = await import('../lib/server/webhooks/webhooks');
   const { verifyWebhook } = await import('../lib/server/webhooks/signing');
   const prisma = await db();
@@ -171,19 +169,19 @@ async function run(databaseUrl: string, closers: Array<() => Promise<void>>) {
   // Warm-up: connections, JIT, the first BullMQ round trips.
   const WARM = Math.min(20, Math.floor(N / 10));
   const latencies: number[] = [];
+  const decideMs: number[] = [];
   const started = performance.now();
   for (let i = 0; i < tickets.length; i++) {
     const t = tickets[i];
     const arrived = new Promise<number>((resolve) => waiters.set(t.id, resolve));
+    const t0 = performance.now();
     await decideTicket({
       ticketId: t.id,
       actor: { kind: 'human', userId: reviewer.id },
       outcome: 'approve',
       contextIdentity: t.identity,
     });
-    await enqueueTicketFanout(prisma, 'approvals.resolved', t.id);
-    const t0 = performance.now();
-    nudgeRelay();
+    const decided = performance.now();
     const at = await Promise.race([
       arrived,
       new Promise<number>((_, reject) =>
@@ -194,7 +192,10 @@ async function run(databaseUrl: string, closers: Array<() => Promise<void>>) {
       ),
     ]);
     waiters.delete(t.id);
-    if (i >= WARM) latencies.push(at - t0);
+    if (i >= WARM) {
+      latencies.push(at - t0);
+      decideMs.push(decided - t0);
+    }
     if (!JSON_ONLY && (i + 1) % 200 === 0) log(`  ${i + 1}/${N}`);
   }
   const totalS = (performance.now() - started) / 1000;
@@ -211,6 +212,12 @@ async function run(databaseUrl: string, closers: Array<() => Promise<void>>) {
       p99: round(pct(sorted, 99)),
       max: round(sorted[sorted.length - 1]),
     },
+    decide_ms_p50: round(
+      pct(
+        [...decideMs].sort((a, b) => a - b),
+        50,
+      ),
+    ),
     callbacks_received: received,
     duplicate_webhook_ids: duplicates,
     bad_signatures: badSignatures,

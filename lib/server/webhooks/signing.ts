@@ -1,11 +1,11 @@
-import 'server-only';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * Standard Webhooks signing (standardwebhooks.com): the secret is
  * `whsec_<base64 key>`, the signed content `${id}.${timestamp}.${body}`, the
  * header `v1,<base64 HMAC-SHA256>`; several signatures are space-separated
- * (secret rotation). Pure: receivers in tests and the bench use it too.
+ * (secret rotation). Pure, and free of `server-only` on purpose: receivers
+ * in the end-to-end tests and the bench verify with it.
  */
 
 export const SECRET_PREFIX = 'whsec_';
