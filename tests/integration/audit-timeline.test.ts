@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getRecordDetail } from '@/lib/server/audit/record-detail';
 import { getSessionTimeline, type SessionTimeline } from '@/lib/server/audit/timeline';
 import { ingestRecords } from '@/lib/server/records/ingest';
-import { seedHostRow, seedUser } from './audit-seed';
+import { insertRows, seedHostRow, seedUser } from './audit-seed';
 import { closeTestDb, testDb, truncateAll } from './helpers/db';
 
 type Actor = { id: string; roles: ('admin' | 'reviewer' | 'auditor')[] };
@@ -180,6 +180,40 @@ describe('session timeline (§10.3: records are totally ordered within a session
     );
     const t = timeline(await getSessionTimeline(auditor, { sessionId: 's-e', hostId: edited }));
     expect(t.chain).toMatchObject({ ok: false, firstBrokenSequence: 1 });
+  });
+
+  it("lists the host's own failures received while the session ran, apart from the timeline", async () => {
+    const failure = (message: string) =>
+      rec('', -1, {
+        interception_point: 'agent_startup',
+        verdict: { decision: 'deny', reason: 'host_error:context_invalid', message },
+        input_identity: null,
+        enforced_identity: null,
+      });
+    await ingestRecords(host, [failure('during the session')]);
+    const elsewhere = await seedHostRow('elsewhere');
+    await ingestRecords(elsewhere, [failure('another host')]);
+    await insertRows(host, [
+      {
+        hostFailure: true,
+        decision: 'deny',
+        reason: 'host_error:adapter_unsupported',
+        receivedAt: new Date(Date.now() - 2 * 3600_000),
+      },
+    ]);
+    const t = timeline(await getSessionTimeline(auditor, { sessionId: 's-1', hostId: host }));
+    expect(t.hostFailures).toHaveLength(1);
+    expect(t.hostFailures[0]).toMatchObject({
+      interceptionPoint: 'agent_startup',
+      reason: 'host_error:context_invalid',
+    });
+    // Never inside the timeline itself: they belong to no session.
+    expect(t.entries.every((e) => e.sequence >= 0)).toBe(true);
+    // Later pages do not repeat them.
+    const later = timeline(
+      await getSessionTimeline(auditor, { sessionId: 's-1', hostId: host, after: 2 }),
+    );
+    expect(later.hostFailures).toEqual([]);
   });
 
   it('record detail: the stored JSON, identities, chain hashes and the ticket', async () => {

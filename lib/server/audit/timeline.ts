@@ -37,6 +37,16 @@ export type ChainCheck =
 
 export type SessionHost = { id: string; name: string; records: number };
 
+/** A record the host wrote about its own failure while the session ran (it names no session). */
+export type NearbyHostFailure = {
+  id: string;
+  receivedAt: string;
+  interceptionPoint: string;
+  reason: string | null;
+};
+
+const MAX_FAILURES = 20;
+
 export type SessionTimeline =
   | { kind: 'not_found' }
   /** The same session id exists under several hosts (ids are per host): pick one. */
@@ -49,6 +59,7 @@ export type SessionTimeline =
       /** Pass as `after` for the next page; null on the last page. */
       nextAfter: number | null;
       chain: ChainCheck;
+      hostFailures: NearbyHostFailure[];
     };
 
 async function hostsOfSession(sessionId: string, hostId?: string): Promise<SessionHost[]> {
@@ -85,6 +96,27 @@ async function ticketsFor(hostId: string, sessionId: string, entries: TimelineRo
   });
 }
 
+/**
+ * The host's own failure records received while the session ran (from a
+ * minute before its first record to a minute after its last): they carry
+ * no session id, so this is the only place they meet its timeline.
+ */
+async function hostFailuresDuring(hostId: string, sessionId: string): Promise<NearbyHostFailure[]> {
+  const prisma = await db();
+  return prisma.$queryRaw<NearbyHostFailure[]>`
+    WITH span AS (
+      SELECT min("receivedAt") AS first, max("receivedAt") AS last FROM "InterceptionRecord"
+      WHERE "hostId" = ${hostId}::uuid AND "sessionId" = ${sessionId} AND "hostFailure" = false
+    )
+    SELECT r.id::text AS id,
+      to_char(r."receivedAt", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "receivedAt",
+      r."interceptionPoint", r.reason
+    FROM "InterceptionRecord" r, span
+    WHERE r."hostId" = ${hostId}::uuid AND r."hostFailure" = true
+      AND r."receivedAt" BETWEEN span.first - interval '1 minute' AND span.last + interval '1 minute'
+    ORDER BY r."receivedAt", r.id LIMIT ${MAX_FAILURES}`;
+}
+
 async function checkChain(hostId: string, sessionId: string): Promise<ChainCheck> {
   try {
     return await verifySessionChain(hostId, sessionId);
@@ -118,9 +150,10 @@ export async function getSessionTimeline(
       AND r."hostFailure" = false AND r.sequence > ${after}
     ORDER BY r.sequence ASC LIMIT ${limit + 1}`;
   const page = rows.slice(0, limit);
-  const [tickets, chain] = await Promise.all([
+  const [tickets, chain, hostFailures] = await Promise.all([
     ticketsFor(host.id, input.sessionId, page),
     checkChain(host.id, input.sessionId),
+    input.after === undefined ? hostFailuresDuring(host.id, input.sessionId) : [],
   ]);
   const ticketById = new Map(tickets.map((t) => [t.id, t]));
   const ticketBySeq = new Map(
@@ -158,5 +191,6 @@ export async function getSessionTimeline(
     entries,
     nextAfter: rows.length > limit && last ? last.sequence : null,
     chain,
+    hostFailures,
   };
 }

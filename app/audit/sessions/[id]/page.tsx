@@ -9,6 +9,7 @@ import { Table, Td, Th } from '@/app/components/table';
 import { getSessionTimeline } from '@/lib/server/audit/timeline';
 import { requireArea } from '@/lib/server/auth/session';
 import { ChainStatus } from './chain-status';
+import { HostFailures } from './host-failures';
 import { GapMarker, TimelineItem } from './timeline-entry';
 
 export const metadata: Metadata = { title: 'Session' };
@@ -99,6 +100,7 @@ export default async function SessionPage({ params, searchParams }: Props) {
         actions={<ExportButtons href={exportHref} label="Export session" />}
       />
       <ChainStatus chain={timeline.chain} />
+      <HostFailures failures={timeline.hostFailures} now={now} />
       {timeline.entries.length === 0 ? (
         <div className="mt-4">
           <EmptyState title="No more entries in this session" />
