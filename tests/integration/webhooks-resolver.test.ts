@@ -7,8 +7,9 @@ import { verifyWebhook } from '@/lib/server/webhooks/signing';
 import { saveWebhook, selfTestResolver, setWebhookEnabled } from '@/lib/server/webhooks/webhooks';
 import { approvalRequest, hostWithKey, post, transferContext } from './approvals-fixtures';
 import { closeTestDb, testDb, truncateAll } from './helpers/db';
+import { waitFor } from './helpers/queue';
 import { testRedis } from './helpers/redis';
-import { type Received, Receiver } from './webhooks-fixtures';
+import { type Received, Receiver, startPipeline } from './webhooks-fixtures';
 
 vi.hoisted(() => {
   process.env.WEBHOOKS_ALLOW_HTTP_LOOPBACK = 'true';
@@ -215,6 +216,44 @@ describe('resolver webhook (issue 6, §9)', () => {
     expect((await ticketState(t.id)).status).toBe('pending');
     const [row] = await listDeliveries(hostId);
     expect(row).toMatchObject({ status: 'dead', lastError: 'timeout' });
+  });
+
+  it('through the jobs: intake → approvals.created → resolver decides → approvals.resolved → callback', async () => {
+    answer = (req) => ({
+      outcome: 'approve',
+      context_identity: req.context_identity,
+      verdict: { decision: 'allow' },
+    });
+    const callbacks = new Receiver(() => ({ status: 200 }));
+    await callbacks.start();
+    const pipe = await startPipeline();
+    try {
+      const cb = await saveWebhook({ hostId, kind: 'callback', url: `${callbacks.url}/cb` }, null);
+      const t = await newTicket();
+      await waitFor(async () => callbacks.received.length === 1);
+      const r = callbacks.received[0];
+      expect(verifyWebhook(cb.secret as string, r.headers, r.body).ok).toBe(true);
+      expect(JSON.parse(r.body).data).toMatchObject({
+        ticket_id: t.id,
+        context_identity: t.context_identity,
+        status: 'approved',
+        resolution: { outcome: 'approve', context_identity: t.context_identity },
+      });
+      expect((await ticketState(t.id)).decision?.decidedByKind).toBe('resolver');
+      const kinds = await waitFor(async () => {
+        const rows = await listDeliveries(hostId);
+        return rows.every((d) => d.status === 'delivered')
+          ? rows.map((d) => [d.kind, d.status]).sort()
+          : null;
+      });
+      expect(kinds).toEqual([
+        ['callback', 'delivered'],
+        ['resolver', 'delivered'],
+      ]);
+    } finally {
+      await pipe.stop();
+      await callbacks.stop();
+    }
   });
 
   it('self-test: a resolver that breaks the echo rule is refused and stays disabled', async () => {
