@@ -1,4 +1,5 @@
 import 'server-only';
+import { ensureApprovalsRuntime, stopApprovalsRuntime } from './approvals/runtime';
 import { ensureInitialAdmin } from './auth/bootstrap-admin';
 import { type Config, ConfigError, config } from './config';
 import { closeDb, db, dbInfo, migrationStatus } from './db';
@@ -27,6 +28,9 @@ async function run(): Promise<void> {
   await ensureInitialAdmin();
   await ensureBuiltInHost(await db());
   startBackground({ db: await db(), worker: cfg.RUN_WORKER });
+  // The ticket-event subscriber and the expiry sweep run from the start, not
+  // only after the first approval request reaches this instance.
+  ensureApprovalsRuntime();
   if (!cfg.RUN_WORKER && cfg.embedded) {
     // `npm run worker` refuses the embedded database, so nothing would ever
     // run the queued work.
@@ -105,6 +109,7 @@ export function installShutdownHandlers(role: 'app' | 'worker', before?: () => v
     }, 20_000).unref();
     before?.();
     try {
+      await stopApprovalsRuntime();
       await stopBackground();
       await closeDb();
     } catch (err) {
