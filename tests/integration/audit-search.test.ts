@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prefixSuccessor, sortsByCodePoint } from '@/lib/server/audit/collation';
 import { type AuditFilters, filtersToParams, parseAuditFilters } from '@/lib/server/audit/filters';
 import { countRows, searchRecords } from '@/lib/server/audit/search';
 import { ApiError } from '@/lib/server/http/api-error';
@@ -323,5 +324,66 @@ describe('audit search keyset pagination', () => {
         code: 'invalid_cursor',
       });
     }
+  });
+});
+
+describe('reason prefix as an index range (code point order)', () => {
+  let auditor: Actor;
+  const byReason: Record<string, string> = {};
+
+  beforeAll(async () => {
+    await truncateAll();
+    auditor = (await seedUser('aud@example.com', ['auditor'])) as Actor;
+    const host = await seedHostRow('host-r');
+    const reasons = [
+      'pii',
+      'pii.email',
+      'pij',
+      'pih~',
+      'PII',
+      'piiz',
+      'pi',
+      'host_error:a',
+      'host_error;b',
+      'é',
+      'éa',
+      'f',
+    ];
+    const ids = await insertRows(
+      host,
+      reasons.map((reason, i) => ({ reason, decision: 'deny', receivedAt: at(i) })),
+    );
+    reasons.forEach((r, i) => {
+      byReason[r] = ids[i] as string;
+    });
+  });
+  afterAll(closeTestDb);
+
+  const reasonsFor = async (prefix: string) => {
+    const page = await searchRecords(auditor, { reasonPrefix: prefix }, { limit: 100 });
+    expect(page.count.value).toBe(page.rows.length);
+    return page.rows.map((r) => r.reason).sort();
+  };
+
+  it('the test database sorts by code point, so the range is in play', async () => {
+    expect(await sortsByCodePoint()).toBe(true);
+  });
+
+  it('matches exactly the reasons with the prefix, at the edges of the range', async () => {
+    expect(await reasonsFor('pii')).toEqual(['pii', 'pii.email', 'piiz']);
+    expect(await reasonsFor('pi')).toEqual(['pi', 'pih~', 'pii', 'pii.email', 'piiz', 'pij']);
+    expect(await reasonsFor('host_error:')).toEqual(['host_error:a']);
+    expect(await reasonsFor('é')).toEqual(['é', 'éa']);
+    expect(await reasonsFor('PII')).toEqual(['PII']);
+  });
+
+  it('computes the successor by code point', () => {
+    expect(prefixSuccessor('pii')).toBe('pij');
+    expect(prefixSuccessor('host_error:')).toBe('host_error;');
+    expect(prefixSuccessor('a\u{10FFFF}')).toBe('b');
+    expect(prefixSuccessor('\u{10FFFF}')).toBeNull();
+    expect(prefixSuccessor('')).toBeNull();
+    expect(prefixSuccessor('\u{D7FF}')).toBe('\u{E000}');
+    expect(prefixSuccessor('x😀')).toBe('x😁');
   });
 });

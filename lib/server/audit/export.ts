@@ -7,7 +7,7 @@ import { csvLine } from './csv';
 import type { AuditFilters } from './filters';
 import { type AuditRow, ROW_COLUMNS } from './rows';
 import { type ResultCount, countRows } from './search';
-import { utcTimestamp, whereClause } from './where';
+import { utcTimestamp, whereFor } from './where';
 
 export const EXPORT_FORMATS = ['jsonl', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -85,7 +85,7 @@ async function fetchChunk(scope: ExportScope, position: Position): Promise<Expor
   return prisma.$queryRaw<ExportRow[]>`
     SELECT ${ROW_COLUMNS}, r.record, r."prevHash"
     FROM "InterceptionRecord" r JOIN "Host" h ON h.id = r."hostId"
-    WHERE ${whereClause(scope.filters)} ${after}
+    WHERE ${await whereFor(scope.filters)} ${after}
     ORDER BY r."receivedAt" ASC, r.id ASC LIMIT ${EXPORT_CHUNK}`;
 }
 

@@ -5,7 +5,7 @@ import { type AuditActor, assertAuditor } from './access';
 import { type Cursor, decodeCursor, encodeCursor } from './cursor';
 import type { AuditFilters } from './filters';
 import { type AuditRow, ROW_COLUMNS } from './rows';
-import { utcTimestamp, whereClause } from './where';
+import { utcTimestamp, whereFor } from './where';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 500;
@@ -48,7 +48,7 @@ export async function selectRows(
   return prisma.$queryRaw<AuditRow[]>`
     SELECT ${ROW_COLUMNS}
     FROM "InterceptionRecord" r JOIN "Host" h ON h.id = r."hostId"
-    WHERE ${whereClause(filters)} ${after}
+    WHERE ${await whereFor(filters)} ${after}
     ${order}
     LIMIT ${limit}`;
 }
@@ -58,7 +58,7 @@ export async function countRows(filters: AuditFilters, cap = COUNT_CAP): Promise
   const prisma = await db();
   const [row] = await prisma.$queryRaw<{ n: number }[]>`
     SELECT count(*)::int AS n FROM (
-      SELECT 1 FROM "InterceptionRecord" r WHERE ${whereClause(filters)} LIMIT ${cap + 1}
+      SELECT 1 FROM "InterceptionRecord" r WHERE ${await whereFor(filters)} LIMIT ${cap + 1}
     ) AS matched`;
   const n = row?.n ?? 0;
   return n > cap ? { value: cap, capped: true } : { value: n, capped: false };

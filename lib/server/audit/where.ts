@@ -1,5 +1,6 @@
 import 'server-only';
 import { Prisma } from '@/lib/generated/prisma/client';
+import { prefixSuccessor, sortsByCodePoint } from './collation';
 import type { AuditFilters } from './filters';
 
 /** `LIKE` treats `%`, `_` and `\` specially; a reason prefix means the literal text. */
@@ -12,12 +13,17 @@ export function utcTimestamp(date: Date): Prisma.Sql {
   return Prisma.sql`${date.toISOString().slice(0, 23)}::timestamp(3)`;
 }
 
+export type WhereOptions = {
+  /** The database sorts by code point (collation.ts): a reason prefix may use the index range. */
+  codePointOrder?: boolean;
+};
+
 /**
  * The filters as a SQL condition over `"InterceptionRecord" r`. Every
  * value is a bound parameter. Each filtered field is an indexed column
  * (prisma/schema.prisma), so the planner can start from the narrowest one.
  */
-export function whereClause(f: AuditFilters): Prisma.Sql {
+export function whereClause(f: AuditFilters, options: WhereOptions = {}): Prisma.Sql {
   const parts: Prisma.Sql[] = [];
   if (f.sessionId !== undefined) parts.push(Prisma.sql`r."sessionId" = ${f.sessionId}`);
   if (f.agentId !== undefined) parts.push(Prisma.sql`r."agentId" = ${f.agentId}`);
@@ -26,6 +32,12 @@ export function whereClause(f: AuditFilters): Prisma.Sql {
   if (f.decision !== undefined) parts.push(Prisma.sql`r.decision = ${f.decision}`);
   if (f.reasonPrefix !== undefined) {
     parts.push(Prisma.sql`r.reason LIKE ${likePrefix(f.reasonPrefix)}`);
+    // The same rows as a range the `reason` btree can serve; the LIKE stays the definition.
+    if (options.codePointOrder) {
+      parts.push(Prisma.sql`r.reason >= ${f.reasonPrefix}`);
+      const upper = prefixSuccessor(f.reasonPrefix);
+      if (upper !== null) parts.push(Prisma.sql`r.reason < ${upper}`);
+    }
   }
   if (f.resolvedBy === 'none') parts.push(Prisma.sql`r."resolvedBy" IS NULL`);
   else if (f.resolvedBy !== undefined) parts.push(Prisma.sql`r."resolvedBy" = ${f.resolvedBy}`);
@@ -36,4 +48,10 @@ export function whereClause(f: AuditFilters): Prisma.Sql {
   if (f.from) parts.push(Prisma.sql`r."receivedAt" >= ${utcTimestamp(f.from)}`);
   if (f.to) parts.push(Prisma.sql`r."receivedAt" < ${utcTimestamp(f.to)}`);
   return parts.length ? Prisma.join(parts, ' AND ') : Prisma.sql`true`;
+}
+
+/** whereClause() with the database's collation looked up when a reason prefix needs it. */
+export async function whereFor(f: AuditFilters): Promise<Prisma.Sql> {
+  const codePointOrder = f.reasonPrefix !== undefined && (await sortsByCodePoint());
+  return whereClause(f, { codePointOrder });
 }
