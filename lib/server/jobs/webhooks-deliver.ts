@@ -1,6 +1,5 @@
 import 'server-only';
 import { z } from 'zod';
-import { deliverAttempt } from '../webhooks/deliveries';
 import { defineJob } from './define-job';
 
 /**
@@ -22,6 +21,8 @@ export const webhooksDeliverJob = defineJob({
   attempts: 5,
   backoffMs: 2_000,
   async handler(p) {
+    // Loaded lazily: see approvals-fanout.ts (registry ↔ outbox import cycle).
+    const { deliverAttempt } = await import('../webhooks/deliveries');
     await deliverAttempt(p.deliveryId, p.attempt, p.manual);
   },
 });

@@ -1,6 +1,5 @@
 import 'server-only';
 import { z } from 'zod';
-import { consultResolver } from '../webhooks/resolver';
 import { defineJob } from './define-job';
 
 /**
@@ -14,6 +13,8 @@ export const webhooksResolveJob = defineJob({
   attempts: 3,
   backoffMs: 1_000,
   async handler(p) {
+    // Loaded lazily: see approvals-fanout.ts (registry ↔ outbox import cycle).
+    const { consultResolver } = await import('../webhooks/resolver');
     await consultResolver(p.ticketId);
   },
 });
