@@ -26,7 +26,7 @@ export function ResultsTable({ rows, now }: { rows: AuditRow[]; now: string }) {
           <Th>Point</Th>
           <Th>Decision</Th>
           <Th>Reason</Th>
-          <Th>Resolved by</Th>
+          <Th title="resolved_by (§10.3)">Resolved</Th>
           <Th title="fold_truncated: an interceptor was never invoked (§10.3)">Truncated</Th>
           <Th>Mode</Th>
         </tr>
@@ -43,8 +43,10 @@ export function ResultsTable({ rows, now }: { rows: AuditRow[]; now: string }) {
                 <Time value={r.receivedAt} now={now} />
               </Link>
             </Td>
-            <Td className="whitespace-nowrap">{r.hostName}</Td>
-            <Td className="max-w-48 truncate">
+            <Td className="max-w-36 truncate whitespace-nowrap" title={r.hostName}>
+              {r.hostName}
+            </Td>
+            <Td className="max-w-44 truncate">
               {r.hostFailure ? (
                 <HostFailureBadge />
               ) : (
@@ -62,7 +64,7 @@ export function ResultsTable({ rows, now }: { rows: AuditRow[]; now: string }) {
             <Td>
               <DecisionBadge decision={r.decision} />
             </Td>
-            <Td className="max-w-64 truncate font-mono text-xs" title={r.reason ?? undefined}>
+            <Td className="max-w-56 truncate font-mono text-xs" title={r.reason ?? undefined}>
               {r.reason ?? <span className="text-slate-400">—</span>}
             </Td>
             <Td>

@@ -1,26 +1,55 @@
+import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
-import { auditAgent } from './audit-agent';
 import { BASE_URL, E2E_ADMIN, SCREENSHOTS, signIn, signOut } from './fixtures';
 
 test.describe.configure({ mode: 'serial' });
 
 const run = Date.now().toString(36);
-const SESSION = `audit-e2e-${run}`;
 let hostName = '';
+let sessionId = '';
 
 /** Registers a host and issues a key through /hosts, as an admin would. */
-async function hostWithKey(page: Page, name: string): Promise<string> {
+async function hostWithKey(page: Page, name: string): Promise<{ hostId: string; key: string }> {
   const form = page.getByRole('form', { name: 'Register a host' });
   await form.getByLabel('Name').fill(name);
   await form.getByRole('button', { name: 'Register host' }).click();
   await expect(page).toHaveURL(/\/hosts\/[0-9a-f-]{36}\?created=1$/);
+  const hostId = new URL(page.url()).pathname.split('/')[2] as string;
   await page.getByLabel('Key name').fill('audit-e2e');
   await page.getByRole('button', { name: 'Create key' }).click();
-  return page.getByRole('region', { name: 'New API key' }).getByLabel('API key').inputValue();
+  const key = await page
+    .getByRole('region', { name: 'New API key' })
+    .getByLabel('API key')
+    .inputValue();
+  return { hostId, key };
 }
 
-test('an agent session shows up in the audit store: timeline, approval link, export', async ({
+/** `npm run demo:agent` as a child process against the test server. */
+function startDemoAgent(key: string) {
+  const child = spawn(
+    process.execPath,
+    [path.join('node_modules', 'tsx', 'dist', 'cli.mjs'), 'scripts/demo-agent.ts', '--wait', '60'],
+    {
+      env: { ...process.env, CHECKPOINT_URL: BASE_URL, CHECKPOINT_API_KEY: key },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  child.stdout.on('data', (b) => {
+    output += String(b);
+  });
+  child.stderr.on('data', (b) => {
+    output += String(b);
+  });
+  const done = new Promise<{ code: number | null; output: string }>((resolve) => {
+    child.on('exit', (code) => resolve({ code, output }));
+  });
+  return { done, kill: () => child.kill('SIGTERM'), output: () => output };
+}
+
+test("the demo agent's session: search, timeline with chain check, approval link, export", async ({
   page,
 }) => {
   test.setTimeout(120_000);
@@ -28,31 +57,37 @@ test('an agent session shows up in the audit store: timeline, approval link, exp
   await signIn(page, E2E_ADMIN.email, E2E_ADMIN.password, '/hosts');
   await expect(page).toHaveURL(/\/hosts$/);
   hostName = `audit-agent-${run}`;
-  const apiKey = await hostWithKey(page, hostName);
+  const { hostId, key } = await hostWithKey(page, hostName);
 
-  // The agent runs; its transfer waits for a reviewer, who approves it here.
+  // The demo agent runs; its transfer waits for a reviewer, who approves it here.
+  const demo = startDemoAgent(key);
+  let stored = 0;
   let ticketId = '';
-  const agent = auditAgent({ baseUrl: BASE_URL, apiKey, onTicket: (id) => (ticketId = id) });
-  const result = agent.run(SESSION);
-  let failure: unknown = null;
-  result.catch((err) => (failure = err));
-  await expect
-    .poll(() => ticketId || (failure ? `agent failed: ${failure}` : ''), { timeout: 30_000 })
-    .toMatch(/^[0-9a-f-]{36}$/);
-  await page.goto(`/approvals/${ticketId}`);
-  await page
-    .locator('form[aria-label="Approve"]')
-    .getByRole('button', { name: /^Approve/ })
-    .click();
-  const { transfer, deletion, stats } = await result;
-  expect(transfer).toBe('completed');
-  expect(deletion).toBe('blocked');
-  expect(stats.dropped ?? 0).toBe(0);
+  try {
+    await expect
+      .poll(() => /\/approvals\/([0-9a-f-]{36})/.exec(demo.output())?.[1] ?? demo.output(), {
+        timeout: 60_000,
+      })
+      .toMatch(/^[0-9a-f-]{36}$/);
+    ticketId = /\/approvals\/([0-9a-f-]{36})/.exec(demo.output())?.[1] as string;
+    await page.goto(`/approvals/${ticketId}`);
+    await page
+      .locator('form[aria-label="Approve"]')
+      .getByRole('button', { name: /^Approve/ })
+      .click();
+    const { code, output } = await demo.done;
+    expect(output).toContain('wire_transfer EXECUTED: 25000 EUR');
+    expect(code).toBe(0);
+    stored = Number(/records\s+(\d+) stored in the audit store\n/.exec(output)?.[1]);
+    expect(stored).toBeGreaterThanOrEqual(6);
+  } finally {
+    demo.kill();
+  }
 
-  // The search finds the session by its exact id, with a count.
-  await page.goto(`/audit?session=${SESSION}`);
+  // The search finds the host's records, with a count.
+  await page.goto(`/audit?host=${hostId}`);
   await expect(page.getByRole('heading', { name: 'Audit', level: 1 })).toBeVisible();
-  await expect(page.getByTestId('result-count')).toHaveText(/^\d+ records$/);
+  await expect(page.getByTestId('result-count')).toHaveText(`${stored} records`);
   const table = page.getByRole('table', { name: 'Interception records' });
   // The transfer's liftable deny was lifted by the approval (§7.6): allowed, resolved_by approval.
   const lifted = table.getByRole('row').filter({ hasText: /approval/ });
@@ -62,18 +97,29 @@ test('an agent session shows up in the audit store: timeline, approval link, exp
   await expect(table.getByRole('row').filter({ hasText: 'destructive_tool' })).toContainText(
     'deny',
   );
+  await expect(table.getByRole('row').filter({ hasText: 'secret_redacted' })).toContainText(
+    'transform',
+  );
   await page.screenshot({ path: `${SCREENSHOTS}/audit-search.png` });
+  // Keyboard path: "/" jumps to the session id field.
+  await page.keyboard.press('/');
+  await expect(page.getByLabel('Session id (exact)')).toBeFocused();
 
   // The timeline: ordered, chain verified, the approval linked to its ticket and reviewer.
-  await table.getByRole('link', { name: SESSION }).first().click();
-  await expect(page).toHaveURL(/\/audit\/sessions\/.+\?host=[0-9a-f-]{36}$/);
-  await expect(page.getByRole('heading', { name: `Session ${SESSION}` })).toBeVisible();
+  const sessionLink = table
+    .getByRole('row')
+    .nth(1)
+    .getByRole('link', { name: /demo-/ });
+  sessionId = (await sessionLink.textContent()) ?? '';
+  await sessionLink.click();
+  await expect(page).toHaveURL(new RegExp(`/audit/sessions/.+\\?host=${hostId}$`));
+  await expect(page.getByRole('heading', { name: `Session ${sessionId}` })).toBeVisible();
   await expect(page.getByTestId('chain-status')).toHaveAttribute('data-state', 'ok');
   const entries = page.getByTestId('timeline-entry');
   const sequences = await entries.evaluateAll((els) =>
     els.map((e) => Number(e.getAttribute('data-sequence'))),
   );
-  expect(sequences.length).toBeGreaterThanOrEqual(4);
+  expect(sequences).toHaveLength(stored);
   expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
   await expect(page.getByTestId('gap')).toHaveCount(0);
   const approved = entries.filter({ hasText: 'resolved by approval' });
@@ -82,6 +128,7 @@ test('an agent session shows up in the audit store: timeline, approval link, exp
   const reviewerName = ((await page.locator('a[title="Your profile"]').textContent()) ?? '').trim();
   await expect(approved).toContainText(`decided by ${reviewerName}`);
   await expect(entries.filter({ hasText: 'destructive_tool' })).toContainText('deny');
+  await expect(entries.filter({ hasText: 'secret_redacted' })).toContainText('transformed');
   await page.screenshot({ path: `${SCREENSHOTS}/audit-timeline.png` });
   mkdirSync('docs/screenshots', { recursive: true });
   copyFileSync(`${SCREENSHOTS}/audit-timeline.png`, 'docs/screenshots/audit-timeline.png');
@@ -106,21 +153,25 @@ test('an agent session shows up in the audit store: timeline, approval link, exp
   const download = page.waitForEvent('download');
   await page.getByRole('link', { name: 'Export session JSONL' }).click();
   const file = await download;
-  expect(file.suggestedFilename()).toBe(`session-${SESSION}.jsonl`);
+  expect(file.suggestedFilename()).toBe(
+    `session-${sessionId.replace(/[^A-Za-z0-9._-]+/g, '_')}.jsonl`,
+  );
   await expect(page.getByTestId('export-done')).toContainText(`(${sequences.length} rows)`);
   const lines = readFileSync(await file.path(), 'utf8')
     .trimEnd()
     .split('\n')
     .map((l) => JSON.parse(l));
   expect(lines.map((l) => l.record.sequence)).toEqual(sequences);
-  expect(lines.every((l) => l.host === hostName && l.record.session_id === SESSION)).toBe(true);
+  expect(lines.every((l) => l.host === hostName && l.record.session_id === sessionId)).toBe(true);
   const liftedLine = lines.find((l) => l.record.resolved_by === 'approval');
   expect(liftedLine.record).toMatchObject({
     interception_point: 'pre_tool_call',
     verdict: { decision: 'allow' },
   });
-  // Payload-free (§10.3): the transfer's arguments are nowhere in the export.
-  expect(JSON.stringify(lines)).not.toContain('25000');
+  // Payload-free (§10.3): the transform's value (the scrubbed mail) and the secret are dropped.
+  const text = JSON.stringify(lines);
+  expect(text).not.toContain('sk_live_');
+  expect(text).not.toContain('[secret removed]');
 
   const csv = page.waitForEvent('download');
   await page.getByRole('link', { name: 'Export session CSV' }).click();
@@ -158,12 +209,12 @@ test('a reviewer without the auditor role is refused, in the page and the API', 
 
   await signIn(page, reviewer.email, reviewer.pw);
   await expect(page).toHaveURL(/\/$/);
-  for (const path of ['/audit', `/audit/sessions/${SESSION}`, '/audit/overview']) {
-    await page.goto(path);
+  for (const target of ['/audit', `/audit/sessions/${sessionId || 'x'}`, '/audit/overview']) {
+    await page.goto(target);
     await expect(page.getByRole('heading', { name: "You don't have access" })).toBeVisible();
     await expect(page.getByRole('table')).toHaveCount(0);
   }
-  const res = await page.request.get(`/api/audit/export?format=jsonl&session=${SESSION}`);
+  const res = await page.request.get('/api/audit/export?format=jsonl');
   expect(res.status()).toBe(403);
   expect((await res.json()).error.code).toBe('forbidden');
 });
