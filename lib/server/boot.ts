@@ -6,6 +6,7 @@ import { closeDb, db, dbInfo, migrationStatus } from './db';
 import { ensureBuiltInHost } from './hosts/builtin';
 import { moduleLogger } from './logger';
 import { startBackground, stopBackground } from './queue/runtime';
+import { closeInProcessRecordSinks } from './records/in-process-sink';
 
 const log = moduleLogger('boot');
 
@@ -111,6 +112,8 @@ export function installShutdownHandlers(role: 'app' | 'worker', before?: () => v
     try {
       await stopApprovalsRuntime();
       await stopBackground();
+      // Buffered in-process records are flushed while the database is open.
+      await closeInProcessRecordSinks();
       await closeDb();
     } catch (err) {
       log.error({ err: err instanceof Error ? err.message : String(err) }, 'shutdown error');

@@ -4,6 +4,7 @@ import { decideTicket } from '@/lib/server/approvals/decide';
 import { configureTicketEvents } from '@/lib/server/approvals/events';
 import { stopApprovalsRuntime } from '@/lib/server/approvals/runtime';
 import { createEmbeddedHost } from '@/lib/server/engine/embedded-host';
+import { closeInProcessRecordSinks } from '@/lib/server/records/in-process-sink';
 import { ensureBuiltInHost } from '@/lib/server/hosts/builtin';
 import { type Body, userWith } from './approvals-fixtures';
 import { closeTestDb, testDb, truncateAll } from './helpers/db';
@@ -92,6 +93,29 @@ describe('QueueResolver: in-process emissions of the built-in host', () => {
     expect(outcome.status).toBe('completed');
     // The transform applies to the host's real target: the IBAN the tool gets is the real one.
     expect(received).toEqual([{ amount: 9_000, iban: 'DE-SECRET-1' }]);
+
+    // Issue 7: the in-process emissions' records reach the audit store, and
+    // the consulted one is linked to its ticket.
+    await closeInProcessRecordSinks();
+    const records = await (await testDb()).interceptionRecord.findMany({
+      where: { sessionId: t.sessionId },
+      orderBy: { sequence: 'asc' },
+    });
+    expect(records.map((r) => r.interceptionPoint)).toEqual([
+      'agent_startup',
+      'input',
+      'pre_model_call',
+      'post_model_call',
+      'pre_tool_call',
+      'post_tool_call',
+    ]);
+    const consulted = records.find((r) => r.interceptionPoint === 'pre_tool_call');
+    expect(consulted).toMatchObject({
+      resolvedBy: 'approval',
+      ticketId: t.id,
+      agentId: 'billing-bot',
+    });
+    expect(JSON.stringify(records.map((r) => r.record))).not.toContain('DE-SECRET-1');
   });
 
   it('an expired ticket resolves unresolved: the host enforces host_error:approval_unresolved', async () => {

@@ -1,3 +1,4 @@
+import { retentionDedupeKey } from '@/lib/server/records/retention';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ensureBuiltInHost } from '@/lib/server/hosts/builtin';
 import { housekeepingDedupeKey } from '@/lib/server/jobs/housekeeping';
@@ -76,6 +77,11 @@ describe('housekeeping, requested through the outbox', () => {
     const details = audit.details as { signInAttemptsDeleted: number; outboxEventsDeleted: number };
     expect(details.signInAttemptsDeleted).toBeGreaterThanOrEqual(1);
     expect(details.outboxEventsDeleted).toBeGreaterThanOrEqual(1);
+    // It proposes the day's records retention run (deduplicated per day).
+    const retention = await db.outboxEvent.findUnique({
+      where: { dedupeKey: retentionDedupeKey(new Date()) },
+    });
+    expect(retention?.kind).toBe('records.retention');
 
     const emails = (await db.signInAttempt.findMany({ where: { email: { startsWith: tag } } })).map(
       (r) => r.email,

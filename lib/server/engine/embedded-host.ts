@@ -2,6 +2,7 @@ import 'server-only';
 import { createHost, type Host, type HostOptions, redactPaths } from '@/lib/hooks';
 import { db } from '../db';
 import { ensureBuiltInHost } from '../hosts/builtin';
+import { inProcessRecordSink } from '../records/in-process-sink';
 import { QueueResolver, type QueueResolverOptions } from './queue-resolver';
 
 /** Slack above the longest ticket deadline, so the ticket's expiry answers first. */
@@ -15,6 +16,7 @@ export type EmbeddedHostOptions = Omit<HostOptions, 'resolver' | 'redactor' | 'r
  * become tickets of the built-in host through the QueueResolver. Its approval
  * redactor applies the built-in host's redaction paths, so the identity the
  * engine computes is the one the server recomputes over the stored context.
+ * Its records go to the audit store through the in-process record sink.
  */
 export async function createEmbeddedHost(options: EmbeddedHostOptions): Promise<Host> {
   const prisma = await db();
@@ -26,6 +28,8 @@ export async function createEmbeddedHost(options: EmbeddedHostOptions): Promise<
   const { ticketTimeoutMs, sessionLabel, agentLabel, onTicket, ...hostOptions } = options;
   return createHost({
     ...hostOptions,
+    // Every in-process emission's record lands in the audit store (issue 7).
+    sinks: [...(hostOptions.sinks ?? []), inProcessRecordSink(hostOptions.agent.id).sink],
     resolver: QueueResolver({ hostId, ticketTimeoutMs, sessionLabel, agentLabel, onTicket }),
     redactor: settings.redactionPaths.length > 0 ? redactPaths(settings.redactionPaths) : undefined,
     resolverTimeoutMs: settings.maxTimeoutMs + RESOLVER_TIMEOUT_SLACK_MS,

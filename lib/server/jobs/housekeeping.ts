@@ -1,6 +1,7 @@
 import 'server-only';
 import { z } from 'zod';
 import { defineJob } from './define-job';
+import { scheduleRecordsRetention } from './records-retention';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Sign-in attempts only matter to the rate limiter's recent windows. */
@@ -12,7 +13,10 @@ export const HOUSEKEEPING_INTERVAL_MS = 5 * 60 * 1000;
 
 export const HOUSEKEEPING_ACTION = 'housekeeping.run';
 
-/** Deletes expired plumbing rows and leaves an AuditEvent with the counts. */
+/**
+ * Deletes expired plumbing rows, proposes the day's records retention run,
+ * and leaves an AuditEvent with the counts.
+ */
 export const housekeepingJob = defineJob({
   name: 'housekeeping.run',
   schema: z.object({ trigger: z.enum(['schedule', 'manual']) }).strict(),
@@ -24,10 +28,14 @@ export const housekeepingJob = defineJob({
     const outbox = await db.outboxEvent.deleteMany({
       where: { dispatchedAt: { lt: new Date(now - DISPATCHED_OUTBOX_RETENTION_MS) } },
     });
+    // Records retention runs once a UTC day; proposing it here (deduplicated
+    // per day) keeps a long-running app retaining without a separate timer.
+    const retentionProposed = await scheduleRecordsRetention(db);
     const details = {
       trigger: payload.trigger,
       signInAttemptsDeleted: signIns.count,
       outboxEventsDeleted: outbox.count,
+      retentionProposed,
     };
     await db.auditEvent.create({
       data: {
