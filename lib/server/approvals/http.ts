@@ -1,5 +1,6 @@
 import 'server-only';
 import { ApiError } from '../http/api-error';
+import { readBodyBytes, requireJsonType } from '../http/read-body';
 import { DecisionError, IntakeError } from './errors';
 import type { TicketRef } from './intake';
 
@@ -9,32 +10,11 @@ import type { TicketRef } from './intake';
  * length, then while streaming).
  */
 export async function readJsonText(req: Request, maxBytes: number): Promise<string> {
-  const type = req.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() ?? '';
-  if (type !== 'application/json' && !/^application\/[\w.+-]+\+json$/.test(type)) {
-    throw new ApiError(415, 'unsupported_media_type', 'Send the body as application/json.');
-  }
-  const tooLarge = () =>
-    new ApiError(413, 'payload_too_large', `The body is larger than ${maxBytes} bytes.`);
-  const declared = Number(req.headers.get('content-length') ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (req.body) {
-    const reader = req.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel();
-        throw tooLarge();
-      }
-      chunks.push(value);
-    }
-  }
+  requireJsonType(req);
+  const bytes = await readBodyBytes(req, maxBytes);
   // fatal: bytes that are not UTF-8 are refused rather than silently replaced (§4.4).
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     throw new ApiError(400, 'json_invalid', 'The body is not valid UTF-8.');
   }

@@ -1,6 +1,7 @@
 import 'server-only';
 import { parseJsonText } from '@/lib/hooks';
 import { ApiError } from '@/lib/server/http/api-error';
+import { readBodyBytes } from '@/lib/server/http/read-body';
 import { MAX_BODY_BYTES, MAX_RECORDS_PER_REQUEST } from './limits';
 import { RECORD_ERROR_CODES, type RecordError } from './validate-record';
 
@@ -29,23 +30,7 @@ const tooLarge = () =>
 
 /** Reads the body as text, refusing it past the byte limit (declared or streamed). */
 export async function readBodyText(req: Request, maxBytes = MAX_BODY_BYTES): Promise<string> {
-  const declared = Number(req.headers.get('content-length') ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
-  if (!req.body) return '';
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder('utf-8').decode(Buffer.concat(chunks));
+  return new TextDecoder('utf-8').decode(await readBodyBytes(req, maxBytes, tooLarge));
 }
 
 /**
