@@ -1,6 +1,7 @@
 import 'server-only';
 import type { Prisma, PrismaClient } from '@/lib/generated/prisma/client';
 import { db } from '../db';
+import { isUuid } from '../hosts/admin-actor';
 import { moduleLogger } from '../logger';
 import { enqueueInTx, nudgeRelay } from '../queue/outbox';
 import { recordAttempt } from './attempts';
@@ -149,10 +150,13 @@ export async function deliverAttempt(
 /** Manual redelivery from the delivery log: one more attempt, now, with the same webhook-id. */
 export async function redeliver(hostId: string, deliveryId: string): Promise<void> {
   const prisma = await db();
-  const d = await prisma.webhookDelivery.findFirst({
-    where: { id: deliveryId, webhook: { hostId } },
-    select: { id: true, attempts: true },
-  });
+  const d =
+    isUuid(deliveryId) && isUuid(hostId)
+      ? await prisma.webhookDelivery.findFirst({
+          where: { id: deliveryId, webhook: { hostId } },
+          select: { id: true, attempts: true },
+        })
+      : null;
   if (!d) throw new WebhookError('delivery_not_found', 'No such delivery.', 404);
   await prisma.$transaction(async (tx) => {
     await tx.webhookDelivery.update({
