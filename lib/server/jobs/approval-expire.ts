@@ -1,6 +1,5 @@
 import 'server-only';
 import { z } from 'zod';
-import { expireTicket } from '../approvals/expire';
 import { defineJob } from './define-job';
 
 /**
@@ -15,6 +14,10 @@ export const approvalExpireJob = defineJob({
   attempts: 5,
   backoffMs: 1_000,
   async handler(payload) {
+    // Loaded when the job runs: approvals/intake imports this file for the
+    // dedupe key, and a static import would close the cycle intake → this →
+    // expire → outbox → registry → this while it is still initializing.
+    const { expireTicket } = await import('../approvals/expire');
     await expireTicket(payload.ticketId);
   },
 });
