@@ -196,6 +196,25 @@ describe('SSRF guard at connect time', () => {
     expect(hits).toBe(before);
   });
 
+  it('an IP-literal URL (no lookup at connect) is checked before sending', async () => {
+    const before = hits;
+    const res = await postWebhook({
+      url: `https://127.0.0.1:${port}/`,
+      body: '{}',
+      headers: {},
+      guard: guard(),
+    });
+    expect(res).toMatchObject({ ok: false, error: 'webhook_url_blocked' });
+    const meta = await postWebhook({
+      url: 'https://169.254.169.254/',
+      body: '{}',
+      headers: {},
+      guard: guard(),
+    });
+    expect(meta).toMatchObject({ ok: false, error: 'webhook_url_blocked' });
+    expect(hits).toBe(before);
+  });
+
   it('does not follow redirects', async () => {
     const before = hits;
     const opts = guard({ allowHttpLoopback: true });

@@ -1,8 +1,9 @@
 import 'server-only';
 import http from 'node:http';
 import https from 'node:https';
+import { isIP } from 'node:net';
 import type { WebhookError } from './errors';
-import { type GuardOptions, guardedLookup, parseWebhookUrl } from './ssrf';
+import { type GuardOptions, guardedLookup, parseWebhookUrl, resolveChecked } from './ssrf';
 
 /** Bytes of a receiver's answer we read; the rest is dropped with the socket. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -41,6 +42,15 @@ export async function postWebhook(input: PostInput): Promise<PostResult> {
     url = parseWebhookUrl(input.url, input.guard);
   } catch (err) {
     return { ok: false, latencyMs: 0, error: (err as WebhookError).code };
+  }
+  // Node connects to an IP literal without calling `lookup`: check it here.
+  const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (isIP(literal) !== 0) {
+    try {
+      await resolveChecked(literal, url.protocol, input.guard);
+    } catch (err) {
+      return { ok: false, latencyMs: latency(), error: (err as WebhookError).code };
+    }
   }
   const timeoutMs = input.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const lib = url.protocol === 'https:' ? https : http;
