@@ -121,12 +121,7 @@ test('register a resolver and a callback, see the self-test and the empty delive
   await expect(page.getByText('No deliveries yet')).toBeVisible();
 });
 
-// Blocked (not by webhooks): in the production build, POST /api/v1/approvals
-// answers 500 "Cannot access '…' before initialization": jobs/approval-expire.ts
-// → approvals/expire → commit-decision → queue/outbox → jobs/registry →
-// approval-expire is an import cycle of async modules. Remove the fixme once
-// approval-expire.ts imports expireTicket lazily (as the webhooks jobs do).
-test.fixme('a remote request is decided by the resolver; the signed callback and both deliveries show in the log', async ({
+test('a remote request is decided by the resolver; the signed callback and both deliveries show in the log', async ({
   page,
   request,
 }) => {

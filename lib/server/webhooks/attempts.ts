@@ -1,7 +1,7 @@
 import 'server-only';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { nudgeRelay } from '../queue/outbox';
-import { enqueueAttempt } from './deliveries';
+import { enqueueAttempt } from './attempt-queue';
 import type { PostResult } from './http-post';
 import { webhookPolicy } from './policy';
 

@@ -1,9 +1,10 @@
 import 'server-only';
-import type { Prisma, PrismaClient } from '@/lib/generated/prisma/client';
+import type { Prisma } from '@/lib/generated/prisma/client';
 import { db } from '../db';
 import { isUuid } from '../hosts/admin-actor';
 import { moduleLogger } from '../logger';
-import { enqueueInTx, nudgeRelay } from '../queue/outbox';
+import { nudgeRelay } from '../queue/outbox';
+import { enqueueAttempt } from './attempt-queue';
 import { recordAttempt } from './attempts';
 import { WebhookError } from './errors';
 import { postWebhook } from './http-post';
@@ -17,26 +18,6 @@ const log = moduleLogger('webhooks');
 
 /** Callbacks get at most this long per attempt, whatever the row says. */
 export const CALLBACK_TIMEOUT_MS = 5_000;
-
-type Tx = Prisma.TransactionClient | PrismaClient;
-
-export function deliverDedupeKey(deliveryId: string, attempt: number, manual = false): string {
-  return `webhooks.deliver.${deliveryId}.${attempt}${manual ? '.m' : ''}`;
-}
-
-export async function enqueueAttempt(
-  tx: Tx,
-  deliveryId: string,
-  attempt: number,
-  opts: { at?: Date; manual?: boolean } = {},
-): Promise<void> {
-  await enqueueInTx(tx, {
-    kind: 'webhooks.deliver',
-    payload: { deliveryId, attempt, manual: opts.manual ?? false },
-    dedupeKey: deliverDedupeKey(deliveryId, attempt, opts.manual),
-    availableAt: opts.at,
-  });
-}
 
 /**
  * For a settled ticket, the host's callback delivery: one WebhookDelivery per
