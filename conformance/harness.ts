@@ -58,8 +58,12 @@ export interface ScriptedResolution {
   verdict?: unknown;
 }
 
-/** The scripted approval resolver (§9); it may throw. */
-export type ScriptedResolver = (request: ScriptedRequest) => ScriptedResolution;
+/**
+ * The scripted approval resolver (§9); it may throw. Vectors read only the
+ * request; a harness may pass what its host hands resolvers besides (the
+ * reference harness: lib/hooks' abort signal and consultation state).
+ */
+export type ScriptedResolver = (request: ScriptedRequest, ...host: unknown[]) => ScriptedResolution;
 
 /** The §9 approval redactor: a pure function from the request context to what the approver sees. */
 export type ScriptedRedactor = (context: unknown) => unknown;

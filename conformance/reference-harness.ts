@@ -63,7 +63,8 @@ function hostFor(setup: RunSetup, records: InterceptionRecord[]) {
     composition: setup.composition,
     identityProvider: provider(setup.identityProvider),
     resolver: resolver
-      ? (((request) => resolver(request) as ApprovalResolution) satisfies ApprovalResolver)
+      ? (((request, signal, consultation) =>
+          resolver(request, signal, consultation) as ApprovalResolution) satisfies ApprovalResolver)
       : undefined,
     redactor: redactor ? (context) => redactor(context) as AgentContext : undefined,
     sinks: [(record) => void records.push(record)],

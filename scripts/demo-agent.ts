@@ -175,8 +175,13 @@ async function main(): Promise<number> {
     identityProvider: { kind: 'jcs-sha256' },
     interceptors: [paymentsLimit, noDeletes, secretScrubber],
     // The harness calls resolvers synchronously typed; the engine awaits whatever comes back.
-    resolver: ((request: unknown) =>
-      resolver(request as never, new AbortController().signal)) as unknown as ScriptedResolver,
+    // The signal and consultation pass through, so the ticket shows the deny set while pending.
+    resolver: ((request: unknown, signal?: unknown, consultation?: unknown) =>
+      resolver(
+        request as never,
+        (signal as AbortSignal | undefined) ?? new AbortController().signal,
+        consultation as never,
+      )) as unknown as ScriptedResolver,
     redactor: values.redact?.length
       ? (redactPaths(values.redact) as (c: unknown) => unknown)
       : null,

@@ -1,4 +1,10 @@
-import type { ApprovalRequest, ApprovalResolution, ApprovalResolver } from '@/lib/hooks';
+import type {
+  ApprovalConsultation,
+  ApprovalRequest,
+  ApprovalResolution,
+  ApprovalResolver,
+} from '@/lib/hooks';
+import { denySetOf } from './deny-set';
 
 /**
  * An ApprovalResolver (§9) for a TypeScript host that talks to Checkpoint over
@@ -63,14 +69,21 @@ export function HttpApprovalResolver(options: HttpApprovalResolverOptions): Appr
   const doFetch = options.fetch ?? globalThis.fetch;
   const headers = { authorization: `Bearer ${options.apiKey}`, 'content-type': 'application/json' };
 
-  return async (request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalResolution> => {
+  return async (
+    request: ApprovalRequest,
+    signal?: AbortSignal,
+    consultation?: ApprovalConsultation,
+  ): Promise<ApprovalResolution> => {
     const deadline = Date.now() + timeoutMs;
     const unresolved = (): ApprovalResolution => ({
       outcome: 'unresolved',
       context_identity: request.context_identity,
     });
+    const denySet = denySetOf(consultation);
     const body = JSON.stringify({
       ...request,
+      // What led here (verdicts, fold_truncated), for the reviewer while the ticket is pending.
+      ...(denySet ? { deny_set: denySet } : {}),
       ...(options.identityProvider !== undefined
         ? { identity_provider: options.identityProvider }
         : {}),

@@ -3,6 +3,7 @@ import { isPlainObject, toPlain } from './plain';
 import { withTimeout } from './timeout';
 import type {
   AgentContext,
+  ApprovalConsultation,
   ApprovalRedactor,
   ApprovalRequest,
   ApprovalResolver,
@@ -28,13 +29,15 @@ export type ConsultOutcome =
 /**
  * One consultation of the approval seam (§9). The caller has already decided
  * that the profile consults here, and that the mode and point allow it.
- * `knownIdentity` is the provider's output for `context` when already computed.
+ * `knownIdentity` is the provider's output for `context` when already computed;
+ * `consultation` is the payload-free state handed to the resolver beside the request.
  */
 export async function consultSeam(
   seam: Seam,
   trigger: Verdict,
   context: AgentContext,
-  knownIdentity?: string | null,
+  knownIdentity: string | null | undefined,
+  consultation: ApprovalConsultation,
 ): Promise<ConsultOutcome> {
   const failed = (message: string): ConsultOutcome => ({
     permit: false,
@@ -74,7 +77,10 @@ export async function consultSeam(
     verdict: structuredClone(trigger),
     context: requestContext,
   };
-  const run = await withTimeout((signal) => seam.resolver(request, signal), seam.resolverTimeoutMs);
+  const run = await withTimeout(
+    (signal) => seam.resolver(request, signal, consultation),
+    seam.resolverTimeoutMs,
+  );
   if (!run.ok)
     return failed(run.timedOut ? 'approval resolver timed out' : 'approval resolver raised');
 

@@ -44,7 +44,9 @@ async function lift(env: ComposeEnv, out: Composed, trigger: Verdict, decidedBy:
   out.winner = trigger;
   out.decidedBy = decidedBy;
   if (!env.consult || !isLiftable(trigger)) return out;
-  const outcome = await env.consult(trigger, env.context, env.inputIdentity);
+  // §7.5: no fold, so nothing is skipped; every interceptor has returned.
+  const at = { slots: out.slots, decidedBy, foldTruncated: false };
+  const outcome = await env.consult(trigger, env.context, at, env.inputIdentity);
   noteConsultation(out, outcome);
   if (!outcome.permit) {
     out.winner = outcome.verdict;

@@ -57,7 +57,14 @@ export async function composeFirstDeny(env: ComposeEnv): Promise<Composed> {
     }
     if (!isLiftable(v) || !env.consult) return end(v, slot.nullDecider ? null : i, i);
 
-    const outcome = await env.consult(v, ctx, ctx === env.context ? env.inputIdentity : undefined);
+    // §7.4 "stop" ends the fold at this denier whatever the outcome; "resume" goes on.
+    const at = { slots: out.slots, decidedBy: i, foldTruncated: !resume && i < n - 1 };
+    const outcome = await env.consult(
+      v,
+      ctx,
+      at,
+      ctx === env.context ? env.inputIdentity : undefined,
+    );
     noteConsultation(out, outcome);
     if (!outcome.permit) return end(outcome.verdict, i, i);
     if (outcome.verdict.decision === 'transform') {
@@ -128,9 +135,12 @@ export async function composeRunAll(env: ComposeEnv): Promise<Composed> {
   ) {
     return out;
   }
+  // Every interceptor has run (a failed fold transform is a plain deny: no consultation).
+  const at = { slots: out.slots, decidedBy: out.decidedBy, foldTruncated: false };
   const outcome = await env.consult(
     best.effective,
     ctx,
+    at,
     ctx === env.context ? env.inputIdentity : undefined,
   );
   noteConsultation(out, outcome);

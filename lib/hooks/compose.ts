@@ -23,9 +23,19 @@ export interface ComposeEnv {
     | ((
         trigger: Verdict,
         context: AgentContext,
+        at: ConsultPosition,
         knownIdentity?: string | null,
       ) => Promise<ConsultOutcome>)
     | null;
+}
+
+/** Where the profile stands when it consults: summarized for the resolver at once. */
+export interface ConsultPosition {
+  slots: readonly Slot[];
+  /** §7.6: the consulted interceptor's index, null for a synthesized deny. */
+  decidedBy: number | null;
+  /** Whether interceptors will be skipped because of this consultation (§7.4). */
+  foldTruncated: boolean;
 }
 
 export interface Composed {

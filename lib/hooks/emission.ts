@@ -6,7 +6,7 @@ import { composeFirstDeny, composeRunAll } from './compose-sequential';
 import { dispatch } from './dispatch';
 import { digestContext } from './digest';
 import { type IdentityProvider, jcsSha256 } from './identity';
-import { buildRecord, rejectedRecord } from './record-builder';
+import { buildRecord, consultationAt, rejectedRecord } from './record-builder';
 import { applyTransform, type TransformOutcome } from './transform';
 import type {
   AgentContext,
@@ -154,7 +154,8 @@ async function compose(
       }),
     apply: (c, t) => applyChecked(c, t, s),
     consult: canConsult
-      ? (trigger, c, known) => consultSeam({ ...seam, provider: s.provider }, trigger, c, known)
+      ? (trigger, c, at, known) =>
+          consultSeam({ ...seam, provider: s.provider }, trigger, c, known, consultationAt(at, s))
       : null,
   };
   switch (s.composition.profile) {

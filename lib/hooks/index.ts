@@ -61,6 +61,7 @@ export { HooksConfigError, HooksError, ValueDomainError } from './errors';
 export * from './vocabulary';
 export type {
   AgentContext,
+  ApprovalConsultation,
   ApprovalRedactor,
   ApprovalRequest,
   ApprovalResolution,

@@ -1,8 +1,8 @@
-import type { Composed } from './compose';
+import type { Composed, ConsultPosition } from './compose';
 import type { EmissionSettings } from './emission';
 import { isPlainObject } from './plain';
 import { isSequential, projectVerdictForRecord } from './record';
-import type { InterceptionRecord, Verdict, VerdictSummary } from './types';
+import type { ApprovalConsultation, InterceptionRecord, Verdict, VerdictSummary } from './types';
 
 interface Outcome {
   verdict: Verdict;
@@ -78,6 +78,20 @@ function envelopeFields(
     if (typeof trace.span_id === 'string') record.trace.span_id = trace.span_id;
   }
   return record;
+}
+
+/**
+ * What the resolver learns beside the request: the §10.3 composition block,
+ * summaries and counts as the record will carry them, at consultation time.
+ */
+export function consultationAt(at: ConsultPosition, s: EmissionSettings): ApprovalConsultation {
+  return {
+    composition: { ...s.composition },
+    interceptors_registered: s.interceptors.length,
+    verdicts: at.slots.map((slot) => summarize(slot.index, slot.returned, s)),
+    decided_by: at.decidedBy,
+    fold_truncated: at.foldTruncated,
+  };
 }
 
 function summarize(index: number, v: Verdict, s: EmissionSettings): VerdictSummary {

@@ -69,10 +69,37 @@ export interface InterceptorRegistration {
   namespace?: string;
 }
 
-/** The resolver (§9). Human approvers take minutes; the signal aborts at the resolver timeout. */
+/**
+ * The payload-free composition state at one consultation, handed to the
+ * resolver beside the §9 request (whose shape stays the spec's): the deny set
+ * that led here, in the §10.3 record's own shapes, known before the record is.
+ */
+export interface ApprovalConsultation {
+  /** The §10.3 composition block in effect (§7.1), knobs resolved per §7.2. */
+  composition: RecordComposition;
+  interceptors_registered: number;
+  /** §10.3 summaries of every interceptor verdict returned so far in this emission. */
+  verdicts: VerdictSummary[];
+  /** §7.6: the index whose liftable deny is consulted; null for a synthesized one (§7.5). */
+  decided_by: number | null;
+  /**
+   * True iff registered interceptors will not run because of this
+   * consultation (§7.4 first_deny "stop" with interceptors after the denier).
+   * "resume" continues the fold, run_all already ran every interceptor and
+   * parallel profiles have no fold: false.
+   */
+  fold_truncated: boolean;
+}
+
+/**
+ * The resolver (§9). Human approvers take minutes; the signal aborts at the
+ * resolver timeout. The engine always passes `consultation`; it is optional
+ * so that resolvers and callers written for the two-argument form keep working.
+ */
 export type ApprovalResolver = (
   request: ApprovalRequest,
   signal: AbortSignal,
+  consultation?: ApprovalConsultation,
 ) => Promise<ApprovalResolution> | ApprovalResolution;
 
 /** §9 redaction seam: a pure function producing the context placed in the request. */

@@ -143,6 +143,14 @@ test('a demo agent ticket appears live; the reviewer approves it with an edit; t
       "Transfers over 10000 need a reviewer's approval.",
     );
     await expect(reviewer.getByTestId('context-identity')).toHaveText(/^sha256:[0-9a-f]{64}$/);
+    // The deny set that led here, sent with the request: known while pending (§7.4 "stop").
+    const denySet = reviewer.getByTestId('deny-set');
+    await expect(denySet).toHaveAttribute('data-source', 'deny_set');
+    await expect(denySet).toContainText('(sequential/first_deny), 3 interceptors registered');
+    await expect(denySet.locator('tr[data-consulted]')).toContainText('amount_over_threshold');
+    await expect(reviewer.getByTestId('fold-truncated')).toContainText(
+      '2 later interceptors were skipped (fold_truncated)',
+    );
     // The decision is visible without scrolling.
     await expect(reviewer.getByRole('button', { name: /^Approve/ }).first()).toBeInViewport();
     await reviewer.screenshot({ path: `${SCREENSHOTS}/approval-ticket.png` });

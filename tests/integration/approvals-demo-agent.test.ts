@@ -72,6 +72,16 @@ describe('npm run demo:agent against the approval routes', () => {
         toolName: 'wire_transfer',
         reason: 'amount_over_threshold',
         agentLabel: 'Demo billing agent',
+        // The limit is the first of three interceptors: §7.4 "stop" skips the other two.
+        denySet: {
+          composition: { profile: 'sequential/first_deny', on_approval: 'stop' },
+          interceptors_registered: 3,
+          verdicts: [
+            { index: 0, decision: 'deny', reason: 'amount_over_threshold', name: 'ctk-0' },
+          ],
+          decided_by: 0,
+          fold_truncated: true,
+        },
       });
       await decideTicket({
         ticketId: ticket?.id as string,

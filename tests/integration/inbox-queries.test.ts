@@ -201,10 +201,14 @@ describe('inbox read queries', () => {
     });
     const withRecord = await getInboxTicket(t.id);
     expect(withRecord?.fold).toEqual({
+      source: 'record',
       verdicts: [{ index: 0, decision: 'deny', reason: 'large_transfer', name: 'limits' }],
       foldTruncated: true,
       interceptorsRegistered: 3,
       profile: 'sequential/first_deny',
+      // The record carries no decided_by here, so nothing is marked as consulted.
+      consulted: null,
+      skipped: 2,
     });
     expect(await getInboxTicket('not-a-uuid')).toBeNull();
     expect(await getInboxTicket('00000000-0000-4000-8000-000000000000')).toBeNull();

@@ -12,8 +12,8 @@ type StoredVerdict = {
 /**
  * Why the agent was stopped: the liftable deny's message and warnings, its
  * evidence (as text: §5.3 pointers are never dereferenced, so never links),
- * and the deny set from the emission's record, warning when later
- * interceptors were skipped (`fold_truncated`, §10.3).
+ * and the deny set that led here (sent with the request, else the emission's
+ * record), warning when later interceptors were skipped (`fold_truncated`, §10.3).
  */
 export function VerdictDetails({ ticket }: { ticket: InboxTicket }) {
   const v = (ticket.verdict ?? {}) as StoredVerdict;
@@ -68,38 +68,76 @@ function FoldBlock({ fold }: { fold: InboxTicket['fold'] }) {
   if (!fold) {
     return (
       <p className="text-xs text-slate-500" data-testid="fold-unknown">
-        The interceptor summary arrives with the emission&apos;s record, once it is written.
+        This host sent no interceptor summary with the request; it arrives with the emission&apos;s
+        record, once that is written.
       </p>
     );
   }
   return (
-    <div>
+    <div data-testid="deny-set" data-source={fold.source}>
       {fold.foldTruncated && (
         <p
           role="note"
           data-testid="fold-truncated"
           className="mb-2 rounded border border-amber-300 bg-amber-50 px-2 py-1 text-amber-900"
         >
-          Later interceptors were skipped (<code className="font-mono">fold_truncated</code>):
-          approving lets the action proceed without their verdicts.
+          {fold.skipped === null
+            ? 'Later interceptors were skipped'
+            : `${fold.skipped} later ${fold.skipped === 1 ? 'interceptor was' : 'interceptors were'} skipped`}{' '}
+          (<code className="font-mono">fold_truncated</code>): approving lets the action proceed
+          without their verdicts.
         </p>
       )}
       <p className="text-xs font-medium text-slate-500">
         Verdicts{fold.profile ? ` (${fold.profile})` : ''}
         {fold.interceptorsRegistered !== null &&
           `, ${fold.interceptorsRegistered} interceptors registered`}
+        {fold.source === 'deny_set' ? ', as the host reported when it asked' : ', from the record'}
       </p>
       {fold.verdicts.length === 0 ? (
         <p className="text-xs text-slate-500">No per-interceptor summary was recorded.</p>
       ) : (
-        <ol className="mt-1 space-y-0.5 font-mono text-xs">
-          {fold.verdicts.map((s) => (
-            <li key={s.index}>
-              #{s.index} {s.name ?? ''} <span className="font-semibold">{s.decision}</span>
-              {s.reason ? ` · ${s.reason}` : ''}
-            </li>
-          ))}
-        </ol>
+        <table className="mt-1 min-w-full text-xs" data-testid="deny-set-verdicts">
+          <caption className="sr-only">Verdicts returned before the approval was asked</caption>
+          <thead>
+            <tr className="text-left text-slate-500">
+              <th scope="col" className="py-0.5 pr-3 font-medium">
+                #
+              </th>
+              <th scope="col" className="py-0.5 pr-3 font-medium">
+                Interceptor
+              </th>
+              <th scope="col" className="py-0.5 pr-3 font-medium">
+                Decision
+              </th>
+              <th scope="col" className="py-0.5 font-medium">
+                Reason
+              </th>
+            </tr>
+          </thead>
+          <tbody className="font-mono">
+            {fold.verdicts.map((s) => {
+              const consulted = s.index === fold.consulted;
+              return (
+                <tr
+                  key={s.index}
+                  data-consulted={consulted || undefined}
+                  className={consulted ? 'bg-indigo-50 text-slate-900' : 'text-slate-700'}
+                >
+                  <td className="py-0.5 pr-3">{s.index}</td>
+                  <td className="break-all py-0.5 pr-3">{s.name ?? '—'}</td>
+                  <td className="py-0.5 pr-3 font-semibold">{s.decision}</td>
+                  <td className="break-all py-0.5">
+                    {s.reason ?? ''}
+                    {consulted && (
+                      <span className="ml-2 font-sans text-indigo-700">← asked about</span>
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
       )}
     </div>
   );

@@ -64,6 +64,7 @@ export type IntakeErrorCode =
   | 'context_invalid'
   | 'label_invalid'
   | 'timeout_invalid'
+  | 'deny_set_invalid'
   | 'payload_too_large'
   | 'identity_mismatch'
   | 'redaction_required';

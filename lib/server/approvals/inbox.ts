@@ -3,6 +3,7 @@ import type { Prisma } from '@/lib/generated/prisma/client';
 import type { TicketStatus } from '@/lib/generated/prisma/enums';
 import { formatPath, INTERCEPTION_POINTS, parseTransformPath, TARGET_LOCATIONS } from '@/lib/hooks';
 import { db } from '@/lib/server/db';
+import type { DenySet } from './validate-deny-set';
 
 /**
  * The reviewer inbox's read side: the queue (filters, counts, pages) and
@@ -193,12 +194,21 @@ export async function inboxSummary(): Promise<{ pending: number; latest: string 
   return { pending, latest: latest ? `${latest.createdAt.toISOString()}/${latest.id}` : null };
 }
 
-/** What the interception record says about the fold that led here (§10.3). */
+/** The deny set that led here: verdicts summary, `fold_truncated`, profile (§10.3). */
 export type FoldSummary = {
+  /**
+   * `deny_set`: what the host sent with the request, known while pending;
+   * `record`: the emission's record, for hosts that send none.
+   */
+  source: 'deny_set' | 'record';
   verdicts: { index: number; decision: string; reason?: string; name?: string }[];
   foldTruncated: boolean | null;
   interceptorsRegistered: number | null;
   profile: string | null;
+  /** Index of the interceptor whose liftable deny was consulted (§7.6); null if synthesized or unknown. */
+  consulted: number | null;
+  /** Registered interceptors that never ran, when `foldTruncated` and the counts say how many. */
+  skipped: number | null;
 };
 
 export type InboxTicket = Awaited<ReturnType<typeof loadTicket>> & {
@@ -233,6 +243,7 @@ async function loadTicket(id: string) {
       expiresAt: true,
       decidedAt: true,
       resolution: true,
+      denySet: true,
       host: { select: { name: true } },
       decision: {
         select: {
@@ -280,16 +291,29 @@ export function redactedContextPaths(point: string, paths: readonly string[]): s
 }
 
 /**
- * The verdicts summary and `fold_truncated` come from the emission's
- * record (§10.3), linked by ticket or by host + session + sequence. A
- * pending ticket's record usually does not exist yet: null then.
+ * The verdicts summary and `fold_truncated`: from the deny set the host sent
+ * at consultation time (what the reviewer decides on, so it stays after the
+ * decision), else from the emission's record (§10.3), linked by ticket or by
+ * host + session + sequence. A pending ticket from a host that sends no deny
+ * set usually has no record yet: null then.
  */
 async function foldSummary(ticket: {
   id: string;
   hostId: string;
   sessionId: string;
   sequence: number | null;
+  denySet: unknown;
 }): Promise<FoldSummary | null> {
+  const sent = ticket.denySet as DenySet | null;
+  if (sent && typeof sent === 'object') {
+    return summaryOf('deny_set', {
+      verdicts: sent.verdicts,
+      foldTruncated: sent.fold_truncated,
+      interceptorsRegistered: sent.interceptors_registered,
+      profile: sent.composition.profile,
+      consulted: sent.decided_by ?? null,
+    });
+  }
   const prisma = await db();
   const or: Prisma.InterceptionRecordWhereInput[] = [{ ticketId: ticket.id }];
   if (ticket.sequence !== null) {
@@ -302,11 +326,32 @@ async function foldSummary(ticket: {
   const record = row?.record as Record<string, unknown> | null | undefined;
   if (!record || typeof record !== 'object') return null;
   const composition = record.composition as { profile?: unknown } | undefined;
-  return {
-    verdicts: Array.isArray(record.verdicts) ? (record.verdicts as FoldSummary['verdicts']) : [],
+  const verdicts = Array.isArray(record.verdicts)
+    ? (record.verdicts as FoldSummary['verdicts'])
+    : [];
+  // The record's decided_by is the consulted index (§7.6) when it names a deny.
+  const decidedBy = typeof record.decided_by === 'number' ? record.decided_by : null;
+  const consulted = verdicts.some((v) => v.index === decidedBy && v.decision === 'deny')
+    ? decidedBy
+    : null;
+  return summaryOf('record', {
+    verdicts,
     foldTruncated: typeof record.fold_truncated === 'boolean' ? record.fold_truncated : null,
     interceptorsRegistered:
       typeof record.interceptors_registered === 'number' ? record.interceptors_registered : null,
     profile: typeof composition?.profile === 'string' ? composition.profile : null,
-  };
+    consulted,
+  });
+}
+
+function summaryOf(
+  source: FoldSummary['source'],
+  s: Omit<FoldSummary, 'source' | 'skipped'>,
+): FoldSummary {
+  // Countable only with a summary: first_deny records may omit it (§10.3 OPTIONAL there).
+  const skipped =
+    s.foldTruncated && s.interceptorsRegistered !== null && s.verdicts.length > 0
+      ? Math.max(0, s.interceptorsRegistered - s.verdicts.length)
+      : null;
+  return { source, ...s, verdicts: [...s.verdicts].sort((a, b) => a.index - b.index), skipped };
 }

@@ -119,6 +119,7 @@ export async function createApprovalTicket(
           agentLabel: req.agentLabel ?? null,
           toolName: typeof toolCall?.name === 'string' ? toolCall.name : null,
           reason: req.verdict.reason ?? null,
+          denySet: req.denySet ? (req.denySet as unknown as Prisma.InputJsonValue) : undefined,
           createdAt: new Date(now),
           expiresAt,
         },

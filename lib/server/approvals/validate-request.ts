@@ -10,6 +10,7 @@ import {
   validateVerdict,
 } from '@/lib/hooks';
 import { IntakeError } from './errors';
+import { type DenySet, parseDenySet } from './validate-deny-set';
 
 /** An approval request (§9) that passed every shape check, plus the HTTP extras. */
 export interface ValidRequest {
@@ -21,6 +22,8 @@ export interface ValidRequest {
   sessionLabel?: string;
   agentLabel?: string;
   timeoutMs?: number;
+  /** The composition state at consultation time (validate-deny-set.ts), shown while pending. */
+  denySet?: DenySet;
 }
 
 const MEMBERS = new Set([
@@ -32,6 +35,7 @@ const MEMBERS = new Set([
   'session',
   'agent',
   'timeout_ms',
+  'deny_set',
 ]);
 const LABEL_MAX = 200;
 const IDENTITY_MAX = 512;
@@ -124,6 +128,7 @@ export function validateApprovalRequest(body: unknown): ValidRequest {
     }
     out.timeoutMs = t;
   }
+  if (r.deny_set !== undefined && r.deny_set !== null) out.denySet = parseDenySet(r.deny_set);
   return out;
 }
 

@@ -1,5 +1,11 @@
 import 'server-only';
-import type { ApprovalRequest, ApprovalResolution, ApprovalResolver } from '@/lib/hooks';
+import { denySetOf } from '@/lib/client/deny-set';
+import type {
+  ApprovalConsultation,
+  ApprovalRequest,
+  ApprovalResolution,
+  ApprovalResolver,
+} from '@/lib/hooks';
 import { createApprovalTicket, type TicketRef } from '../approvals/intake';
 import { awaitTicket } from '../approvals/wait';
 
@@ -21,8 +27,15 @@ export interface QueueResolverOptions {
  * the engine reports as `host_error:approval_resolver_failed`.
  */
 export function QueueResolver(options: QueueResolverOptions): ApprovalResolver {
-  return async (request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalResolution> => {
+  return async (
+    request: ApprovalRequest,
+    signal?: AbortSignal,
+    consultation?: ApprovalConsultation,
+  ): Promise<ApprovalResolution> => {
     const body: Record<string, unknown> = { ...request };
+    // The same deny_set a remote host sends, validated by the same intake.
+    const denySet = denySetOf(consultation);
+    if (denySet) body.deny_set = denySet;
     if (options.sessionLabel) body.session = options.sessionLabel;
     if (options.agentLabel) body.agent = options.agentLabel;
     if (options.ticketTimeoutMs) body.timeout_ms = options.ticketTimeoutMs;

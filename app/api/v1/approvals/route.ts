@@ -9,7 +9,7 @@ import { route } from '@/lib/server/http/route';
 
 /**
  * POST /api/v1/approvals: a host asks for approval (§9 ApprovalRequest plus
- * optional `session`, `agent`, `timeout_ms`, `identity_provider`). 201 with
+ * optional `session`, `agent`, `timeout_ms`, `identity_provider`, `deny_set`). 201 with
  * the new ticket; 200 with the existing one when the same identity was
  * posted before (idempotent retries).
  */

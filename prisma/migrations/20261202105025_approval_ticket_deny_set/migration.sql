@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "ApprovalTicket" ADD COLUMN     "denySet" JSONB;
