@@ -378,7 +378,7 @@ describe('reason prefix as an index range (code point order)', () => {
     const prisma = await testDb();
     const variants = (await sortsByCodePoint()) ? [false, true] : [false];
     for (const prefix of ['pii', 'pi', 'host_error:', 'é', 'PII', 'zz']) {
-      const results = [];
+      const results: string[][] = [];
       for (const codePointOrder of variants) {
         const rows = await prisma.$queryRaw<{ reason: string }[]>`
           SELECT r.reason FROM "InterceptionRecord" r
