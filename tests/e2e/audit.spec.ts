@@ -106,10 +106,7 @@ test("the demo agent's session: search, timeline with chain check, approval link
   await expect(page.getByLabel('Session id (exact)')).toBeFocused();
 
   // The timeline: ordered, chain verified, the approval linked to its ticket and reviewer.
-  const sessionLink = table
-    .getByRole('row')
-    .nth(1)
-    .getByRole('link', { name: /demo-/ });
+  const sessionLink = table.getByRole('row').nth(1).getByRole('link', { name: /demo-/ });
   sessionId = (await sessionLink.textContent()) ?? '';
   await sessionLink.click();
   await expect(page).toHaveURL(new RegExp(`/audit/sessions/.+\\?host=${hostId}$`));
