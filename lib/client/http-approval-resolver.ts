@@ -35,6 +35,11 @@ export interface HttpApprovalResolverOptions {
   /** Labels shown to reviewers. */
   sessionLabel?: string;
   agentLabel?: string;
+  /**
+   * The host's own id for a request, sent as `request_id` and echoed in the
+   * callback webhook's payload, so a host can match callbacks to its calls.
+   */
+  requestId?: (request: ApprovalRequest) => string | undefined;
   /** Called with the ticket once it exists (e.g. to print its link). */
   onTicket?: (ticket: TicketCreated) => void;
   fetch?: typeof fetch;
@@ -80,6 +85,7 @@ export function HttpApprovalResolver(options: HttpApprovalResolverOptions): Appr
       context_identity: request.context_identity,
     });
     const denySet = denySetOf(consultation);
+    const requestId = options.requestId?.(request);
     const body = JSON.stringify({
       ...request,
       // What led here (verdicts, fold_truncated), for the reviewer while the ticket is pending.
@@ -90,6 +96,7 @@ export function HttpApprovalResolver(options: HttpApprovalResolverOptions): Appr
       ...(options.sessionLabel ? { session: options.sessionLabel } : {}),
       ...(options.agentLabel ? { agent: options.agentLabel } : {}),
       ...(options.ticketTimeoutMs ? { timeout_ms: options.ticketTimeoutMs } : {}),
+      ...(requestId ? { request_id: requestId } : {}),
     });
 
     // The same identity always maps to the same ticket, so a POST whose answer

@@ -96,6 +96,28 @@ describe('POST /api/v1/approvals (§9 intake)', () => {
     expect(tooLong.body.error.code).toBe('timeout_invalid');
   });
 
+  it('stores the host’s request_id for its callbacks; a malformed one is refused, nothing stored', async () => {
+    const ok = await post(
+      host.key,
+      approvalRequest(transferContext(), { extra: { request_id: 'run-42/call-7' } }),
+    );
+    expect(ok.status).toBe(201);
+    const prisma = await testDb();
+    const t = await prisma.approvalTicket.findUniqueOrThrow({ where: { id: ok.body.id } });
+    expect(t.requestId).toBe('run-42/call-7');
+    await truncateAll();
+    host = await hostWithKey('billing', { defaultTimeoutMs: 600_000, maxTimeoutMs: 3_600_000 });
+    for (const bad of ['', 'has space', 'x'.repeat(201), 42]) {
+      const res = await post(
+        host.key,
+        approvalRequest(transferContext(), { extra: { request_id: bad } }),
+      );
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('request_id_invalid');
+    }
+    expect(await counts()).toEqual({ tickets: 0, outbox: 0 });
+  });
+
   it('posting the same request again returns the same ticket (idempotent)', async () => {
     const body = approvalRequest(transferContext());
     const first = await post(host.key, body);

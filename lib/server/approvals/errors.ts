@@ -65,6 +65,7 @@ export type IntakeErrorCode =
   | 'label_invalid'
   | 'timeout_invalid'
   | 'deny_set_invalid'
+  | 'request_id_invalid'
   | 'payload_too_large'
   | 'identity_mismatch'
   | 'redaction_required';

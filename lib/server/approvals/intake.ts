@@ -117,6 +117,7 @@ export async function createApprovalTicket(
           agentId: ctx.agent.id,
           sessionLabel: req.sessionLabel ?? null,
           agentLabel: req.agentLabel ?? null,
+          requestId: req.requestId ?? null,
           toolName: typeof toolCall?.name === 'string' ? toolCall.name : null,
           reason: req.verdict.reason ?? null,
           denySet: req.denySet ? (req.denySet as unknown as Prisma.InputJsonValue) : undefined,

@@ -22,6 +22,8 @@ export interface ValidRequest {
   sessionLabel?: string;
   agentLabel?: string;
   timeoutMs?: number;
+  /** The host's own id for this request, echoed in the callback webhook's payload. */
+  requestId?: string;
   /** The composition state at consultation time (validate-deny-set.ts), shown while pending. */
   denySet?: DenySet;
 }
@@ -36,9 +38,12 @@ const MEMBERS = new Set([
   'agent',
   'timeout_ms',
   'deny_set',
+  'request_id',
 ]);
 const LABEL_MAX = 200;
 const IDENTITY_MAX = 512;
+/** A host's request id: an opaque token it can match callbacks against. */
+const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
 
 /**
  * Checks a request the way the engine checks what it builds: the §9 shape,
@@ -129,6 +134,15 @@ export function validateApprovalRequest(body: unknown): ValidRequest {
     out.timeoutMs = t;
   }
   if (r.deny_set !== undefined && r.deny_set !== null) out.denySet = parseDenySet(r.deny_set);
+  if (r.request_id !== undefined && r.request_id !== null) {
+    if (typeof r.request_id !== 'string' || !REQUEST_ID.test(r.request_id)) {
+      throw new IntakeError(
+        'request_id_invalid',
+        'request_id must be 1 to 200 printable ASCII characters without spaces.',
+      );
+    }
+    out.requestId = r.request_id;
+  }
   return out;
 }
 
