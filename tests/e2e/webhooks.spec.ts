@@ -106,11 +106,15 @@ test('register a resolver and a callback, see the self-test and the empty delive
     await expect(result.locator(`[data-case="${c}"]`)).toHaveAttribute('data-ok', 'true');
   }
   await expect(page.getByTestId('resolver-status')).toHaveText('Enabled');
+  await expect(page.getByTestId('resolver-panel').getByTestId('new-webhook-secret')).toHaveValue(
+    /^whsec_/,
+  );
 
   const callbackForm = page.getByRole('form', { name: 'callback webhook' });
   await callbackForm.getByLabel('Callback URL').fill(`${callbackUrl}/hook`);
   await callbackForm.getByRole('button', { name: 'Register' }).click();
-  secret = await page.getByTestId('new-webhook-secret').inputValue();
+  // Each panel shows its own secret once; the callback's is the one to verify with.
+  secret = await page.getByTestId('callback-panel').getByTestId('new-webhook-secret').inputValue();
   expect(secret).toMatch(/^whsec_/);
   await page.reload();
   // Shown once: not after a reload.

@@ -87,7 +87,11 @@ function HookPanel({
 }) {
   return (
     <div className="space-y-4" data-testid={`${kind}-panel`}>
-      {hook && (
+      {/* Always one element here, so that registering (which adds the details)
+          does not shift the form below and remount it, losing the secret it shows once. */}
+      {!hook ? (
+        <div hidden />
+      ) : (
         <dl className="grid grid-cols-[8rem_1fr] gap-y-1 text-sm">
           <dt className="text-slate-500">Status</dt>
           <dd data-testid={`${kind}-status`}>
