@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
+import { benchLogger, pct, round, withScratchDatabase } from './support';
 
 const { values } = parseArgs({
   options: {
@@ -34,48 +34,26 @@ const PORT = Number(values.port);
 const BASE = `http://127.0.0.1:${PORT}`;
 const root = path.resolve(import.meta.dirname, '..');
 const distDir = process.env.NEXT_DIST_DIR || '.next';
-const log = (...a: unknown[]) => {
-  if (!JSON_ONLY) console.error(...a);
-};
+const log = benchLogger(JSON_ONLY);
 
-const adminUrl = process.env.BENCH_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
-const dbName = `ck_bench_${Date.now()}`;
-
-async function admin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: adminUrl });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
-
-function pct(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-const round = (n: number) => Math.round(n * 10) / 10;
-
-async function main() {
-  const dbUrl = new URL(adminUrl);
-  dbUrl.pathname = `/${dbName}`;
-  await admin(`CREATE DATABASE "${dbName}"`);
-  // Everything below reads configuration from here (lib/server/config.ts).
-  process.env.DATABASE_URL = dbUrl.toString();
-  process.env.AUTH_SECRET ??= randomBytes(32).toString('hex');
-  process.env.LOG_LEVEL = 'warn';
-  const server = { proc: undefined as ReturnType<typeof spawn> | undefined };
-  try {
-    return await run(dbUrl.toString(), server);
-  } finally {
-    server.proc?.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 500));
-    const { stopApprovalsRuntime } = await import('../lib/server/approvals/runtime');
-    const { closeDb } = await import('../lib/server/db');
-    await stopApprovalsRuntime();
-    await closeDb();
-    await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => {});
-  }
+function main() {
+  return withScratchDatabase('ck_bench', async (dbUrl) => {
+    // Everything below reads configuration from here (lib/server/config.ts).
+    process.env.DATABASE_URL = dbUrl;
+    process.env.AUTH_SECRET ??= randomBytes(32).toString('hex');
+    process.env.LOG_LEVEL = 'warn';
+    const server = { proc: undefined as ReturnType<typeof spawn> | undefined };
+    try {
+      return await run(dbUrl, server);
+    } finally {
+      server.proc?.kill('SIGTERM');
+      await new Promise((r) => setTimeout(r, 500));
+      const { stopApprovalsRuntime } = await import('../lib/server/approvals/runtime');
+      const { closeDb } = await import('../lib/server/db');
+      await stopApprovalsRuntime();
+      await closeDb();
+    }
+  });
 }
 
 async function run(databaseUrl: string, server: { proc?: ReturnType<typeof spawn> }) {

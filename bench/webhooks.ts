@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
+import { benchLogger, pct, round, withScratchDatabase } from './support';
 
 const { values } = parseArgs({
   options: {
@@ -26,42 +26,21 @@ const { values } = parseArgs({
 });
 const JSON_ONLY = values.json;
 const N = Number(values.decisions);
-const log = (...a: unknown[]) => {
-  if (!JSON_ONLY) console.error(...a);
-};
-const adminUrl = process.env.BENCH_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
-const dbName = `ck_bench_wh_${Date.now()}`;
+const log = benchLogger(JSON_ONLY);
 
-async function admin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: adminUrl });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
-
-function pct(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-const round = (n: number) => Math.round(n * 10) / 10;
-
-async function main() {
-  const dbUrl = new URL(adminUrl);
-  dbUrl.pathname = `/${dbName}`;
-  await admin(`CREATE DATABASE "${dbName}"`);
-  process.env.DATABASE_URL = dbUrl.toString();
-  process.env.LOG_LEVEL = 'warn';
-  process.env.WEBHOOKS_ALLOW_HTTP_LOOPBACK = 'true';
-  process.env.APP_ENCRYPTION_KEY ??= randomBytes(32).toString('hex');
-  const closers: Array<() => Promise<void>> = [];
-  try {
-    return await run(dbUrl.toString(), closers);
-  } finally {
-    for (const c of closers.reverse()) await c().catch(() => {});
-    await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => {});
-  }
+function main() {
+  return withScratchDatabase('ck_bench_wh', async (dbUrl) => {
+    process.env.DATABASE_URL = dbUrl;
+    process.env.LOG_LEVEL = 'warn';
+    process.env.WEBHOOKS_ALLOW_HTTP_LOOPBACK = 'true';
+    process.env.APP_ENCRYPTION_KEY ??= randomBytes(32).toString('hex');
+    const closers: Array<() => Promise<void>> = [];
+    try {
+      return await run(dbUrl, closers);
+    } finally {
+      for (const c of closers.reverse()) await c().catch(() => {});
+    }
+  });
 }
 
 async function run(databaseUrl: string, closers: Array<() => Promise<void>>) {
