@@ -1,5 +1,6 @@
 import Link from 'next/link';
 import { Countdown } from '@/app/components/approvals/countdown';
+import { ResolverBadge } from '@/app/components/approvals/resolver-hold';
 import { TicketStatusBadge } from '@/app/components/approvals/ticket-status';
 import { Table, Td, Th } from '@/app/components/table';
 import { Time } from '@/app/components/time';
@@ -33,7 +34,9 @@ export function QueueTable({ rows, now }: { rows: InboxRow[]; now: string }) {
               className="hover:bg-slate-50 data-[selected=true]:bg-indigo-50 data-[selected=true]:outline data-[selected=true]:outline-1 data-[selected=true]:outline-indigo-300"
             >
               <Td className="whitespace-nowrap">
-                {t.status === 'pending' ? (
+                {t.status === 'pending' && t.resolverUntil && t.resolverUntil > new Date(now) ? (
+                  <ResolverBadge until={t.resolverUntil.toISOString()} />
+                ) : t.status === 'pending' ? (
                   <Countdown deadline={t.expiresAt.toISOString()} now={now} />
                 ) : (
                   <span className="flex flex-col items-start gap-0.5">

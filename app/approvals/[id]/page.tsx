@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { Countdown } from '@/app/components/approvals/countdown';
 import { JsonTree } from '@/app/components/approvals/json-tree';
+import { ResolverBadge, ResolverHold } from '@/app/components/approvals/resolver-hold';
 import { TicketStatusBadge } from '@/app/components/approvals/ticket-status';
 import { TicketWatch } from '@/app/components/approvals/ticket-watch';
 import { Card } from '@/app/components/page-header';
@@ -31,6 +32,11 @@ export default async function TicketPage({ params }: { params: Promise<{ id: str
   if (!t) notFound();
   const now = new Date().toISOString();
   const canDecide = hasAnyRole(user.roles, AREAS.approvals.roles);
+  // Issue 6: while the resolver holds it, reviewers wait (decideTicket refuses them too).
+  const heldUntil =
+    t.status === 'pending' && t.resolverUntil && t.resolverUntil > new Date(now)
+      ? t.resolverUntil.toISOString()
+      : null;
   const context = t.context as Record<string, unknown>;
   const title = t.toolName ?? t.interceptionPoint;
   const redactedTarget = t.redactedContextPaths
@@ -49,7 +55,11 @@ export default async function TicketPage({ params }: { params: Promise<{ id: str
           <div className="flex flex-wrap items-center gap-2">
             <h1 className="text-xl font-semibold tracking-tight text-slate-900">{title}</h1>
             <TicketStatusBadge status={t.status} />
-            {t.status === 'pending' && <Countdown deadline={t.expiresAt.toISOString()} now={now} />}
+            {heldUntil ? (
+              <ResolverBadge until={heldUntil} />
+            ) : (
+              t.status === 'pending' && <Countdown deadline={t.expiresAt.toISOString()} now={now} />
+            )}
           </div>
           <dl className="flex flex-wrap gap-x-5 gap-y-1 text-sm text-slate-600">
             <Meta label="Point">{t.interceptionPoint}</Meta>
@@ -70,7 +80,9 @@ export default async function TicketPage({ params }: { params: Promise<{ id: str
         >
           <Card title={t.status === 'pending' ? 'Decision' : 'Decided'}>
             {t.status === 'pending' && <TicketWatch ticketId={t.id} />}
-            {t.status === 'pending' && canDecide ? (
+            {heldUntil ? (
+              <ResolverHold until={heldUntil} />
+            ) : t.status === 'pending' && canDecide ? (
               <DecisionPanel
                 ticketId={t.id}
                 contextIdentity={t.contextIdentity}

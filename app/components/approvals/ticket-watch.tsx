@@ -15,7 +15,10 @@ export function TicketWatch({ ticketId }: { ticketId: string }) {
   const [settled, setSettled] = useState<'decided' | 'expired' | null>(null);
   useTicketEvents({
     onEvent: (e) => {
-      if (e.ticketId === ticketId && e.type !== 'created') setSettled(e.type);
+      if (e.ticketId !== ticketId) return;
+      // `created` for a ticket already shown: the resolver handed it over (issue 6).
+      if (e.type === 'created') router.refresh();
+      else setSettled(e.type);
     },
     // Back from a background tab: the ticket may have been decided meanwhile.
     onResume: () => router.refresh(),

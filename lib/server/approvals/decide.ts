@@ -8,6 +8,7 @@ import { publishTicketEvent } from './events';
 import { expireTicket } from './expire';
 import { ensureApprovalsRuntime } from './runtime';
 import { buildResolution, type DecisionEdit, decisionVerdict } from './resolution';
+import { withResolver } from './resolver-phase';
 
 export { type DecidedBy, DecisionError, type DecisionErrorCode } from './errors';
 
@@ -66,6 +67,7 @@ export async function decideTicket(input: DecideInput): Promise<DecidedTicket> {
         contextIdentity: true,
         context: true,
         redactedPaths: true,
+        resolverUntil: true,
       },
     }),
   ]);
@@ -74,6 +76,14 @@ export async function decideTicket(input: DecideInput): Promise<DecidedTicket> {
   if (ticket.expiresAt.getTime() <= Date.now()) {
     await expireTicket(ticket.id);
     throw await settledError(ticket.id);
+  }
+  // Issue 6: people wait while the resolver holds the ticket. resolverUntil
+  // only ever moves earlier (hand-over), so this read cannot let one through early.
+  if (input.actor.kind !== 'resolver' && withResolver(ticket.resolverUntil)) {
+    throw new DecisionError(
+      'with_resolver',
+      `An automated resolver is deciding this ticket; it reaches reviewers by ${ticket.resolverUntil?.toISOString()} at the latest.`,
+    );
   }
   // §9 echo: byte for byte, null echoes null.
   if (input.contextIdentity !== ticket.contextIdentity) {

@@ -14,7 +14,9 @@ export type DecisionErrorCode =
   | 'edit_path_invalid'
   | 'value_domain'
   | 'resolution_invalid'
-  | 'forbidden';
+  | 'forbidden'
+  /** Issue 6: the host's automated resolver holds the ticket; reviewers wait. */
+  | 'with_resolver';
 
 const STATUS: Record<DecisionErrorCode, number> = {
   not_found: 404,
@@ -27,6 +29,7 @@ const STATUS: Record<DecisionErrorCode, number> = {
   value_domain: 422,
   resolution_invalid: 422,
   forbidden: 403,
+  with_resolver: 409,
 };
 
 export type DecidedBy = { kind: string; userId?: string; email?: string };

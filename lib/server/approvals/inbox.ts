@@ -47,6 +47,8 @@ export type InboxRow = {
   expiresAt: Date;
   decidedAt: Date | null;
   decidedBy: string | null;
+  /** With the automated resolver until then, if that is ahead (issue 6; resolver-phase.ts). */
+  resolverUntil: Date | null;
 };
 
 export type InboxPage = {
@@ -107,6 +109,7 @@ const rowSelect = {
   createdAt: true,
   expiresAt: true,
   decidedAt: true,
+  resolverUntil: true,
   host: { select: { name: true } },
   decision: { select: { decidedByKind: true, user: { select: { email: true } } } },
 } satisfies Prisma.ApprovalTicketSelect;
@@ -244,6 +247,7 @@ async function loadTicket(id: string) {
       decidedAt: true,
       resolution: true,
       denySet: true,
+      resolverUntil: true,
       host: { select: { name: true } },
       decision: {
         select: {

@@ -9,6 +9,7 @@ import { ticketFanoutDedupeKey } from '../webhooks/enqueue-fanout';
 import { IntakeError } from './errors';
 import { publishTicketEvent } from './events';
 import { bindContext } from './redact-request';
+import { resolverPhaseEnd } from './resolver-phase';
 import { ensureApprovalsRuntime } from './runtime';
 import { validateApprovalRequest } from './validate-request';
 
@@ -56,10 +57,21 @@ export async function createApprovalTicket(
   ensureApprovalsRuntime();
   const req = validateApprovalRequest(body);
   const prisma = await db();
-  const host = await prisma.host.findUnique({
-    where: { id: hostId },
-    select: { defaultTimeoutMs: true, maxTimeoutMs: true, redactionPaths: true, archivedAt: true },
-  });
+  const [host, resolver] = await Promise.all([
+    prisma.host.findUnique({
+      where: { id: hostId },
+      select: {
+        defaultTimeoutMs: true,
+        maxTimeoutMs: true,
+        redactionPaths: true,
+        archivedAt: true,
+      },
+    }),
+    prisma.webhook.findUnique({
+      where: { hostId_kind: { hostId, kind: 'resolver' } },
+      select: { enabled: true, timeoutMs: true },
+    }),
+  ]);
   if (!host || host.archivedAt) throw new Error(`host ${hostId} is not active`);
   if (req.timeoutMs !== undefined && req.timeoutMs > host.maxTimeoutMs) {
     throw new IntakeError(
@@ -79,6 +91,12 @@ export async function createApprovalTicket(
   const toolCall = (ctx as { tool_call?: { name?: unknown } }).tool_call;
   const now = Date.now();
   const expiresAt = new Date(now + (req.timeoutMs ?? host.defaultTimeoutMs));
+  // Issue 6: with an enabled resolver, the ticket is the resolver's first (resolver-phase.ts).
+  const resolverUntil = resolverPhaseEnd(
+    now,
+    expiresAt,
+    resolver?.enabled ? resolver.timeoutMs : null,
+  );
   // The id is chosen here so that the ticket and its jobs go in one batch
   // transaction (one round trip, no interactive transaction).
   const id = randomUUID();
@@ -123,6 +141,7 @@ export async function createApprovalTicket(
           denySet: req.denySet ? (req.denySet as unknown as Prisma.InputJsonValue) : undefined,
           createdAt: new Date(now),
           expiresAt,
+          resolverUntil,
         },
         select: TICKET_REF,
       }),

@@ -4,8 +4,9 @@ import { defineJob } from './define-job';
 
 /**
  * Consults the host's resolver webhook for a new ticket, once (the delivery
- * row guards reruns). A failed consultation is not retried: the ticket is
- * already in front of the reviewers.
+ * row guards reruns). A failed consultation is not retried: it hands the
+ * ticket to the reviewers; if this job never runs, the end of the resolver
+ * phase does (resolver-phase.ts).
  */
 export const webhooksResolveJob = defineJob({
   name: 'webhooks.resolve',

@@ -6,7 +6,12 @@ import { slackIncomingWebhook, slackWebClient } from './client';
 import { destinationForHost, WEBHOOK_CHANNEL_MARK } from './settings';
 import { appUrl, loadSlackTicket } from './ticket-view';
 
-export type PostResult = 'posted' | 'already_posted' | 'not_configured' | 'ticket_gone';
+export type PostResult =
+  | 'posted'
+  | 'already_posted'
+  | 'not_configured'
+  | 'ticket_gone'
+  | 'decided_by_resolver';
 export type UpdateResult = 'updated' | 'followed_up' | 'not_posted' | 'pending' | 'ticket_gone';
 
 /**
@@ -15,8 +20,8 @@ export type UpdateResult = 'updated' | 'followed_up' | 'not_posted' | 'pending' 
  * left (Slack accepted the post, the process died before the store) repeats
  * the post on retry: a duplicate message is better than a ticket nobody sees.
  *
- * The message shows the ticket as it is now, so a ticket decided before its
- * post is posted decided. If it is decided between the read and the store,
+ * The message shows the ticket as it is now, so a ticket decided by a person
+ * before its post is posted decided; one the resolver decided is not posted. If it is decided between the read and the store,
  * the update job may already have run and found nothing posted, so the
  * re-read after the store updates the message itself.
  */
@@ -28,6 +33,19 @@ export async function postTicketMessage(
   const t = await loadSlackTicket(db, ticketId);
   if (!t) return 'ticket_gone';
   if (t.slackChannel) return 'already_posted';
+  const phase = await db.approvalTicket.findUnique({
+    where: { id: ticketId },
+    select: { resolverUntil: true, decision: { select: { decidedByKind: true } } },
+  });
+  // Issue 6: Slack sees only tickets that reach people. One the resolver
+  // decided never does; one still with it is retried (the job backs off).
+  if (phase?.decision?.decidedByKind === 'resolver') return 'decided_by_resolver';
+  // (resolver-phase.ts's withResolver, inlined: that module imports the outbox,
+  // which imports the job registry that loads this module.)
+  const until = phase?.resolverUntil;
+  if (t.status === 'pending' && until && until.getTime() > Date.now()) {
+    throw new Error('ticket is still with the resolver; posted after hand-over');
+  }
   const dest = await destinationForHost(db, t.hostId);
   if (!dest) return 'not_configured';
 

@@ -4,9 +4,10 @@ import { createCallbackDelivery } from './deliveries';
 import { ticketFanout } from './fanout';
 
 /**
- * The webhooks part of the ticket fan-out: a new ticket is offered to the
- * host's resolver webhook (through its own job, so a slow resolver holds up
- * nothing else), and a settled one becomes a callback delivery.
+ * The webhooks part of the ticket fan-out: a new ticket in its resolver
+ * phase is offered to the host's resolver webhook (through its own job, so a
+ * slow resolver holds up nothing else), and a settled one becomes a callback
+ * delivery.
  */
 if (!ticketFanout.some((e) => e.name === 'webhooks')) {
   ticketFanout.push({
@@ -15,9 +16,10 @@ if (!ticketFanout.some((e) => e.name === 'webhooks')) {
       const prisma = ctx.db;
       const ticket = await prisma.approvalTicket.findUnique({
         where: { id: ticketId },
-        select: { hostId: true },
+        select: { hostId: true, resolverUntil: true },
       });
-      if (!ticket) return;
+      // No resolver phase (none registered at intake, or too close a deadline): humans only.
+      if (!ticket?.resolverUntil) return;
       const hook = await prisma.webhook.findUnique({
         where: { hostId_kind: { hostId: ticket.hostId, kind: 'resolver' } },
         select: { enabled: true },

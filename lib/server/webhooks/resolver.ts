@@ -2,6 +2,7 @@ import 'server-only';
 import type { Prisma } from '@/lib/generated/prisma/client';
 import { type ApprovalRequest, validateResolution } from '@/lib/hooks';
 import { DecisionError, decideTicket } from '../approvals/decide';
+import { handOverTicket, withResolver } from '../approvals/resolver-phase';
 import { db } from '../db';
 import { moduleLogger } from '../logger';
 import { recordAttempt } from './attempts';
@@ -34,10 +35,22 @@ export interface ConsultResult {
  * validates the answer exactly as a host would (§9: echo, shape, verdict,
  * consistency). approve/reject decide the ticket as `resolver`; anything
  * else (unresolved, an error, a timeout, an invalid answer) is recorded and
- * the ticket stays with the reviewers. Nothing here can produce a permit by
+ * hands the ticket over to the reviewers at once. Consulted only while the
+ * ticket is with the resolver (`resolverUntil` ahead), within what is left
+ * of that phase. Nothing here can produce a permit by
  * default.
  */
 export async function consultResolver(ticketId: string): Promise<ConsultResult> {
+  const result = await consult(ticketId);
+  // Issue 6: anything but a decision hands the ticket to the reviewers now
+  // (a no-op unless it is still pending with the resolver).
+  if (result.outcome !== 'approved' && result.outcome !== 'rejected') {
+    await handOverTicket(await db(), ticketId);
+  }
+  return result;
+}
+
+async function consult(ticketId: string): Promise<ConsultResult> {
   const prisma = await db();
   const ticket = await prisma.approvalTicket.findUnique({
     where: { id: ticketId },
@@ -49,9 +62,14 @@ export async function consultResolver(ticketId: string): Promise<ConsultResult> 
       interceptionPoint: true,
       verdict: true,
       context: true,
+      resolverUntil: true,
     },
   });
   if (ticket?.status !== 'pending') return { outcome: 'skipped' };
+  // Only while it holds the ticket: after the phase (or without one) the
+  // reviewers have it, and the resolver never races them.
+  if (!ticket.resolverUntil || !withResolver(ticket.resolverUntil)) return { outcome: 'skipped' };
+  const phaseLeftMs = ticket.resolverUntil.getTime() - Date.now();
   const hook = await prisma.webhook.findUnique({
     where: { hostId_kind: { hostId: ticket.hostId, kind: 'resolver' } },
     select: { id: true, url: true, enabled: true, timeoutMs: true },
@@ -90,7 +108,7 @@ export async function consultResolver(ticketId: string): Promise<ConsultResult> 
     url: hook.url,
     body,
     headers: { ...signedHeaders(secrets, messageId, body) },
-    timeoutMs: hook.timeoutMs,
+    timeoutMs: Math.min(hook.timeoutMs, phaseLeftMs),
     guard: guardOptionsFromConfig(),
     requireWholeBody: true,
   });

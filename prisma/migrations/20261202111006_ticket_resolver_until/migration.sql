@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "ApprovalTicket" ADD COLUMN     "resolverUntil" TIMESTAMP(3);
