@@ -130,6 +130,8 @@ test('a remote request is decided by the resolver; the signed callback and both 
   request,
 }) => {
   await signIn(page, E2E_ADMIN.email, E2E_ADMIN.password, `/hosts/${hostId}/webhooks/deliveries`);
+  // Signed in and back on the log before anything reloads the page.
+  await expect(page).toHaveURL(/\/webhooks\/deliveries$/);
   // A remote host asks; the resolver approves; the callback arrives signed.
   const ctx = buildContext(
     'pre_tool_call',
