@@ -1,8 +1,12 @@
 /**
  * Loading a vector directory (FORMAT.md "Loading and skipping"): every
- * `AH-CTK-*.json`, sorted by name, each validated against
+ * `*.json`, sorted by name, each validated against
  * `conformance/vectors.schema.json` whose external $refs resolve to the
- * spec's own schemas by $id.
+ * spec's own schemas by $id. The file name is not part of the format: the
+ * public kit names `AH-CTK-001-basic-loop.json` with `"id": "AH-CTK-001"`.
+ * A file named `AH-CTK-*` must be a vector (it fails otherwise); any other
+ * JSON file runs when it validates and is listed as ignored when it does not
+ * (a kit directory may hold a manifest or fixtures beside its vectors).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -14,6 +18,7 @@ import type { Vector } from './vector';
 export const CONFORMANCE_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const DEFAULT_VECTORS_DIR = path.join(CONFORMANCE_DIR, 'vectors');
 const VECTOR_FILE = /^AH-CTK-.*\.json$/;
+const JSON_FILE = /\.json$/;
 
 /** A refusal with a stable code; the CLI maps it to exit status 2. */
 export class CtkError extends Error {
@@ -30,6 +35,12 @@ export class CtkError extends Error {
 export type VectorFile =
   | { file: string; ok: true; vector: Vector }
   | { file: string; ok: false; id: string; title: string; part: string; problems: string[] };
+
+/** A directory as loaded: its vectors, and the non-`AH-CTK-*` JSON files that are not vectors. */
+export interface VectorDir {
+  files: VectorFile[];
+  ignored: { file: string; why: string }[];
+}
 
 let validator: ValidateFunction | null = null;
 
@@ -53,17 +64,54 @@ export function validateVector(value: unknown): string[] {
 }
 
 export function loadVectorDir(dir: string): VectorFile[] {
+  return readVectorDir(dir).files;
+}
+
+export function readVectorDir(dir: string): VectorDir {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     throw new CtkError('ctk_vectors_dir_missing', `no vector directory at ${dir}`);
   }
-  const files = readdirSync(dir)
-    .filter((f) => VECTOR_FILE.test(f))
+  const names = readdirSync(dir)
+    .filter((f) => JSON_FILE.test(f) && statSync(path.join(dir, f)).isFile())
     .sort();
+  const files: VectorFile[] = [];
+  const ignored: VectorDir['ignored'] = [];
+  for (const name of names) {
+    const loaded = loadVectorFile(path.join(dir, name));
+    if (loaded.ok || VECTOR_FILE.test(name)) files.push(loaded);
+    else ignored.push({ file: name, why: loaded.problems[0] ?? 'not a vector' });
+  }
   if (files.length === 0) {
     // An empty set would report vacuous conformance.
-    throw new CtkError('ctk_empty_vector_set', `no AH-CTK-*.json vectors in ${dir}`);
+    throw new CtkError('ctk_empty_vector_set', `no CTK vectors in ${dir}`);
   }
-  return files.map((file) => loadVectorFile(path.join(dir, file)));
+  markDuplicateIds(files);
+  return { files, ignored };
+}
+
+/** Two files claiming one id would make the report ambiguous: both fail. */
+function markDuplicateIds(files: VectorFile[]): void {
+  const byId = new Map<string, VectorFile[]>();
+  for (const f of files) {
+    const id = f.ok ? f.vector.id : f.id;
+    byId.set(id, [...(byId.get(id) ?? []), f]);
+  }
+  for (const [id, same] of byId) {
+    if (same.length < 2) continue;
+    for (const f of same) {
+      const i = files.indexOf(f);
+      const others = same.filter((o) => o !== f).map((o) => o.file);
+      const v = f.ok ? f.vector : undefined;
+      files[i] = {
+        file: f.file,
+        ok: false,
+        id,
+        title: v?.title ?? (f.ok ? '' : f.title),
+        part: v?.part ?? (f.ok ? '' : f.part),
+        problems: [`id ${id} is also used by ${others.join(', ')}`],
+      };
+    }
+  }
 }
 
 function loadVectorFile(full: string): VectorFile {
@@ -75,19 +123,20 @@ function loadVectorFile(full: string): VectorFile {
   } catch (error) {
     return broken(file, fallbackId, undefined, [`not JSON: ${(error as Error).message}`]);
   }
-  const problems = validateVector(value);
+  const schemaProblems = validateVector(value).map(
+    (p) => `vector does not validate against vectors.schema.json: ${p}`,
+  );
   const v = value as Partial<Vector>;
-  if (problems.length === 0 && `${v.id}.json` !== file) {
-    problems.push(`id ${v.id} does not match the file name ${file}`);
-  }
-  // The schema's own rule: run_outcome is the default-posture entry, so runners
-  // that predate postures read the same expectation.
+  const id = typeof v?.id === 'string' ? v.id : fallbackId;
+  if (schemaProblems.length > 0) return broken(file, id, v, schemaProblems);
+  // FORMAT.md's rule beside the schema: run_outcome is the default-posture
+  // entry, so runners that predate postures read the same expectation.
   const by = v.expect?.run_outcome_by_posture;
-  if (problems.length === 0 && by && by.outcomes.continue !== v.expect?.run_outcome) {
-    problems.push('expect.run_outcome differs from run_outcome_by_posture.outcomes.continue');
+  if (by && by.outcomes.continue !== v.expect?.run_outcome) {
+    return broken(file, id, v, [
+      'expect.run_outcome differs from run_outcome_by_posture.outcomes.continue (FORMAT.md)',
+    ]);
   }
-  if (problems.length > 0)
-    return broken(file, typeof v?.id === 'string' ? v.id : fallbackId, v, problems);
   return { file, ok: true, vector: value as Vector };
 }
 
@@ -103,6 +152,6 @@ function broken(
     id,
     title: typeof v?.title === 'string' ? v.title : '(unreadable vector)',
     part: typeof v?.part === 'string' ? v.part : 'unparted',
-    problems: problems.map((p) => `vector does not validate against vectors.schema.json: ${p}`),
+    problems,
   };
 }

@@ -46,7 +46,8 @@ export function scriptedInterceptor(
     if (rule.fault === 'malformed_verdict') return { decision: 'transform' };
     if (rule.fault === 'mutate') {
       mutateInPlace(received);
-      return { decision: 'allow' };
+      // FORMAT.md: vectors assert on this reason.
+      return { decision: 'allow', reason: 'ctk:mutated' };
     }
     return jsonCopy(rule.return);
   };

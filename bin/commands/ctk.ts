@@ -5,11 +5,11 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CtkError, DEFAULT_VECTORS_DIR } from '@/conformance/load';
+import { CtkError, DEFAULT_VECTORS_DIR, readVectorDir } from '@/conformance/load';
 import { referenceHarness } from '@/conformance/reference-harness';
 import { formatLine, renderReport, toJson } from '@/conformance/report';
 import { DEFAULT_GOLDEN_FILE, runGolden } from '@/conformance/golden-runner';
-import { runVectorDir, summarize, type VectorResult } from '@/conformance/runner';
+import { runVectors, summarize, type VectorResult } from '@/conformance/runner';
 import type { Harness } from '@/conformance/harness';
 import type { Command } from '../command';
 
@@ -77,7 +77,10 @@ export async function ctk(
     const print = (r: VectorResult) => {
       if (human) io.out(`${formatLine(r)}\n`);
     };
-    const vectors = await runVectorDir(opts.vectors, harness, {}, print);
+    const dir = readVectorDir(opts.vectors);
+    // JSON files beside the vectors that are not vectors (a manifest, fixtures): named, not run.
+    for (const f of dir.ignored) io.err(`ignored ${f.file}: ${f.why}\n`);
+    const vectors = await runVectors(dir.files, harness, {}, print);
     const golden = opts.golden ? runGolden(opts.golden, harness) : [];
     golden.forEach(print);
     const results = [...vectors.results, ...golden];

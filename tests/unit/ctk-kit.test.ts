@@ -54,7 +54,7 @@ describe('scripted seams (FORMAT.md)', () => {
   it('mutate overwrites the received object in place and still allows (§7 probe)', () => {
     const intercept = scriptedInterceptor([{ at: 'input', fault: 'mutate' }]);
     const ctx = { interception_point: 'input', input: { content: 'hi', role: 'user' } };
-    expect(intercept(ctx)).toEqual({ decision: 'allow' });
+    expect(intercept(ctx)).toEqual({ decision: 'allow', reason: 'ctk:mutated' });
     expect(ctx.input.content).toBe(MUTATED);
   });
 

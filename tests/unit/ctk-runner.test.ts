@@ -167,46 +167,84 @@ describe('ctk runner (§13.2)', () => {
       expect(Object.keys(r)).toEqual(['id', 'title', 'part', 'status', 'failures', 'detail']);
       expect(r.status).toBe('pass');
     }
-    expect(doc.results.map((r: { id: string }) => r.id.slice(0, 10))).toEqual([
-      'AH-CTK-001',
-      'AH-CTK-008',
-    ]);
+    expect(doc.results.map((r: { id: string }) => r.id)).toEqual(['AH-CTK-001', 'AH-CTK-008']);
   });
 
-  it('runs a foreign directory with only --vectors: skips undeclared capabilities, fails schema-invalid files', async () => {
+  it('runs a foreign directory in the public naming (file AH-CTK-NNN-slug.json, id AH-CTK-NNN): skips undeclared capabilities, fails schema-invalid files', async () => {
     const dir = tempDir();
     const base = JSON.parse(readFileSync(vectorFile('AH-CTK-008'), 'utf8'));
-    const write = (v: Record<string, unknown>) =>
-      writeFileSync(path.join(dir, `${v.id}.json`), JSON.stringify(v));
-    write({ ...base, id: 'AH-CTK-501-foreign-deny-at-input', part: 'foreign' });
-    write({
+    const write = (file: string, v: Record<string, unknown>) =>
+      writeFileSync(path.join(dir, file), JSON.stringify(v));
+    write('AH-CTK-501-foreign-deny-at-input.json', { ...base, id: 'AH-CTK-501', part: 'foreign' });
+    write('AH-CTK-502-foreign-int64.json', {
       ...base,
-      id: 'AH-CTK-502-foreign-int64',
+      id: 'AH-CTK-502',
       capabilities: ['model_calls', 'int64_json'],
       part: 'foreign',
     });
-    write({ ...base, id: 'AH-CTK-503-foreign-bad', expect: { run_outcome: 'blocked' } });
+    write('AH-CTK-503-foreign-bad.json', {
+      ...base,
+      id: 'AH-CTK-503',
+      expect: { run_outcome: 'blocked' },
+    });
     writeFileSync(path.join(dir, 'AH-CTK-504-not-json.json'), '{');
+    // Not named AH-CTK-*: runs when it is a vector, is ignored (not failed) when it is not.
+    write('extra-vector.json', { ...base, id: 'AH-CTK-505', part: 'foreign' });
+    write('manifest.json', { vectors: 4 });
     const json = path.join(tempDir(), 'out', 'ctk.json');
     const report = path.join(tempDir(), 'report.md');
-    const { io, out } = capture();
+    const { io, out, err } = capture();
     expect(await ctk(['--vectors', dir, '--json-file', json, '--report', report], io)).toBe(1);
     const doc = JSON.parse(readFileSync(json, 'utf8'));
-    expect(doc.summary).toEqual({ pass: 1, fail: 2, skip: 1 });
+    expect(doc.summary).toEqual({ pass: 2, fail: 2, skip: 1 });
     const byId = Object.fromEntries(doc.results.map((r: { id: string }) => [r.id, r]));
-    expect(byId['AH-CTK-502-foreign-int64']).toMatchObject({
+    expect(byId['AH-CTK-501'].status).toBe('pass');
+    expect(byId['AH-CTK-505'].status).toBe('pass');
+    expect(byId['AH-CTK-502']).toMatchObject({
       status: 'skip',
       detail: 'harness does not declare: int64_json',
     });
-    expect(byId['AH-CTK-503-foreign-bad'].failures[0]).toMatch(
+    expect(byId['AH-CTK-503'].failures[0]).toMatch(
       /does not validate against vectors\.schema\.json/,
     );
     expect(byId['AH-CTK-504-not-json'].failures[0]).toMatch(/not JSON/);
+    expect(err.join('')).toContain('ignored manifest.json');
     // Human lines still go to stdout with --json-file.
-    expect(out.join('')).toContain('PASS AH-CTK-501-foreign-deny-at-input');
+    expect(out.join('')).toContain('PASS AH-CTK-501');
     const md = readFileSync(report, 'utf8');
     expect(md).toContain('## foreign');
     expect(md).toContain('harness does not declare: int64_json');
+  });
+
+  it('loads a vector whatever its file is called, and fails two files that claim one id', () => {
+    const dir = tempDir();
+    const base = JSON.parse(readFileSync(vectorFile('AH-CTK-001'), 'utf8'));
+    writeFileSync(path.join(dir, 'AH-CTK-001-basic-loop.json'), JSON.stringify(base));
+    writeFileSync(path.join(dir, 'AH-CTK-001-copy.json'), JSON.stringify(base));
+    writeFileSync(
+      path.join(dir, 'AH-CTK-777-long-id.json'),
+      JSON.stringify({ ...base, id: 'AH-CTK-777-long-id' }),
+    );
+    const files = loadVectorDir(dir);
+    expect(files.map((f) => (f.ok ? f.vector.id : f.id))).toEqual([
+      'AH-CTK-001',
+      'AH-CTK-001',
+      'AH-CTK-777-long-id',
+    ]);
+    expect(files[0]).toMatchObject({
+      ok: false,
+      problems: ['id AH-CTK-001 is also used by AH-CTK-001-copy.json'],
+    });
+    expect(files[2].ok).toBe(true);
+  });
+
+  it('the project vectors use the public naming: AH-CTK-NNN-slug.json carrying id AH-CTK-NNN', () => {
+    for (const f of loadVectorDir(DEFAULT_VECTORS_DIR)) {
+      expect(f.ok).toBe(true);
+      if (!f.ok) continue;
+      expect(f.vector.id).toMatch(/^AH-CTK-\d{3}$/);
+      expect(f.file).toMatch(new RegExp(`^${f.vector.id}-[a-z0-9-]+\\.json$`));
+    }
   });
 
   it('runs the golden identities with the project vectors, and fails a host whose provider is wrong (§10.2, §13.2)', async () => {
