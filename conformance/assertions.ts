@@ -106,7 +106,9 @@ function checkContext(
   failures: string[],
 ): void {
   if (e.context_must_validate !== false) {
-    const valid = validateAgainst('context', ctx);
+    // Formats asserted: the harness builds these contexts, so it should spell
+    // timestamps as RFC 3339 even where the spec's schema only annotates them.
+    const valid = validateAgainst('context', ctx, { assertFormats: true });
     if (!valid.ok)
       failures.push(`${where}: context fails the §4 envelope check: ${valid.errors.join('; ')}`);
   }

@@ -52,9 +52,10 @@ export async function runVector(
       detail: `harness does not declare: ${missing.join(', ')}`,
     };
   }
-  const { setup, recorder } = buildSetup(vector);
   let timer: NodeJS.Timeout | undefined;
   try {
+    // Inside the try: a vector the scripted seams cannot set up fails, it never aborts the kit.
+    const { setup, recorder } = buildSetup(vector);
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const run = await Promise.race([
       harness.run(setup),

@@ -12,6 +12,7 @@ import type {
   ScriptedResolution,
   ScriptedResolver,
 } from './harness';
+import { parseTransformPath } from '@/lib/hooks';
 import { ctkJcsSha256 } from './jcs-identity';
 import { jsonCopy, matches, parsePath, resolvePath, deepEqual } from './json-path';
 import type { ApprovalRule, InterceptorRule, Json, JsonObject, ToolSpec, Vector } from './vector';
@@ -103,6 +104,12 @@ const TARGET_HOME: Record<string, string> = {
 
 export function scriptedRedactor(paths: string[] | undefined): ScriptedRedactor | null {
   if (!paths || paths.length === 0) return null;
+  // The listed paths are §5.2 paths: one outside the grammar is a broken vector, not a no-op.
+  for (const path of paths) {
+    const parsed = parseTransformPath(path);
+    if (!parsed.ok)
+      throw new Error(`redact_for_approval ${JSON.stringify(path)}: ${parsed.message}`);
+  }
   return (received) => {
     const context = jsonCopy(received) as Record<string, unknown>;
     const home = TARGET_HOME[String(context.interception_point)];

@@ -24,7 +24,12 @@ import pointSchema from './schema/interception-point.schema.json' with { type: '
 import recordSchema from './schema/interception-record.schema.json' with { type: 'json' };
 import verdictSchema from './schema/verdict.schema.json' with { type: 'json' };
 
-export const SCHEMA_BASE = 'https://responsibleai.github.io/agent-hooks/schema/v0.1/';
+/**
+ * The project's own schema ids. They are not the spec's public ids: the two
+ * sets must load side by side (the agreement test, a tool holding both), and
+ * an id names one document, so the project's copies cannot claim the spec's.
+ */
+export const SCHEMA_BASE = 'https://checkpoint.local/schema/agent-hooks/0.1/';
 
 export type SchemaKind =
   | 'context'
@@ -77,6 +82,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 /**
  * Registers every spec schema, and the formats they use (date-time), with
  * another Ajv 2020 instance, e.g. one that compiles the CTK vector schema.
+ * The instance decides whether formats assert (its `validateFormats`).
  */
 export function addSpecSchemas(ajv: Ajv2020): Ajv2020 {
   addFormats(ajv);
@@ -84,30 +90,53 @@ export function addSpecSchemas(ajv: Ajv2020): Ajv2020 {
   return ajv;
 }
 
-/** The `$id` of the per-point closed context schema (§4). */
+/** The `$id` of the per-point context schema (§4). */
 export function contextSchemaId(point: InterceptionPoint): string {
   return `${SCHEMA_BASE}agent-context/${point}.schema.json`;
 }
 
-let compiled: Map<string, ValidateFunction> | null = null;
+export type ValidateOptions = {
+  /**
+   * In JSON Schema 2020-12 `format` is an annotation unless a schema opts into
+   * the format-assertion vocabulary, which the spec's schemas do not: so by
+   * default a malformed date-time is valid. Tools that want the stricter
+   * reading (the CTK on the contexts its own host built, the CLI's warnings)
+   * ask for it.
+   */
+  assertFormats?: boolean;
+};
 
-function validators(): Map<string, ValidateFunction> {
-  if (compiled) return compiled;
+const compiled = new Map<boolean, Map<string, ValidateFunction>>();
+
+function validators(assertFormats: boolean): Map<string, ValidateFunction> {
+  const cached = compiled.get(assertFormats);
+  if (cached) return cached;
   // verbose: `not` errors then carry their subschema, which says what was refused.
-  const ajv = addSpecSchemas(new Ajv2020({ allErrors: true, verbose: true }));
+  const ajv = addSpecSchemas(
+    new Ajv2020({
+      allErrors: true,
+      verbose: true,
+      allowUnionTypes: true,
+      validateFormats: assertFormats,
+    }),
+  );
   const byId = new Map<string, ValidateFunction>();
   for (const schema of loadSchemas()) byId.set(schema.$id, ajv.getSchema(schema.$id)!);
-  compiled = byId;
+  compiled.set(assertFormats, byId);
   return byId;
 }
 
 /**
  * Validates a value against one of the spec's schemas. A context is checked
- * against the closed schema of its own interception_point; one without a
- * known point falls back to the envelope, which reports that.
+ * against the schema of its own interception_point; one without a known
+ * point falls back to the envelope, which reports that.
  */
-export function validateAgainst(kind: SchemaKind, value: unknown): ValidationResult {
-  const validate = validators().get(schemaIdFor(kind, value))!;
+export function validateAgainst(
+  kind: SchemaKind,
+  value: unknown,
+  options: ValidateOptions = {},
+): ValidationResult {
+  const validate = validators(options.assertFormats === true).get(schemaIdFor(kind, value))!;
   if (validate(value)) return { ok: true };
   return { ok: false, errors: formatErrors(validate.errors ?? []) };
 }
@@ -137,6 +166,11 @@ function explainError(error: ErrorObject): string {
   if (error.keyword === 'additionalProperties') {
     const name = (error.params as { additionalProperty: string }).additionalProperty;
     return `must NOT have additional property ${JSON.stringify(name)}`;
+  }
+  if (error.keyword === 'pattern') {
+    // `^(?!host_error:)` reads better as what it forbids.
+    const forbidden = /^\^\(\?!(.*)\)$/.exec((error.params as { pattern: string }).pattern);
+    if (forbidden) return `must NOT start with "${forbidden[1]}"`;
   }
   if (error.keyword === 'not') {
     const refused = error.schema as { required?: string[]; pattern?: string };

@@ -92,7 +92,9 @@ export function HostForm({ initial }: { initial: HostFormValues }) {
         rows={4}
         mono
         placeholder={'$target.args.password\n$target.headers["x-api-key"]'}
-        hint="One $target path per line (§5.2). These values are removed before a ticket is stored; reviewers see them as redacted."
+        hint={
+          'One $target path per line (§5.2): .name, [0] or ["name"], with names of A-Z, a-z, 0-9, _ and - only. These values are removed before a ticket is stored; reviewers see them as redacted.'
+        }
         defaultValue={shown('redactionPaths')}
         state={state}
       />

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { CtkError, DEFAULT_VECTORS_DIR, readVectorDir } from '@/conformance/load';
 import { referenceHarness } from '@/conformance/reference-harness';
 import { formatLine, renderReport, toJson } from '@/conformance/report';
-import { DEFAULT_GOLDEN_FILE, runGolden } from '@/conformance/golden-runner';
+import { readGoldenFile } from '@/conformance/golden-format';
+import { DEFAULT_GOLDEN_FILE, runGoldenFixtures } from '@/conformance/golden-runner';
 import { runVectors, summarize, type VectorResult } from '@/conformance/runner';
 import type { Harness } from '@/conformance/harness';
 import type { Command } from '../command';
@@ -77,11 +78,13 @@ export async function ctk(
     const print = (r: VectorResult) => {
       if (human) io.out(`${formatLine(r)}\n`);
     };
+    // Both inputs are read and checked before anything runs: a bad file fails alone.
+    const fixtures = opts.golden ? readGoldenFile(opts.golden) : [];
     const dir = readVectorDir(opts.vectors);
     // JSON files beside the vectors that are not vectors (a manifest, fixtures): named, not run.
     for (const f of dir.ignored) io.err(`ignored ${f.file}: ${f.why}\n`);
     const vectors = await runVectors(dir.files, harness, {}, print);
-    const golden = opts.golden ? runGolden(opts.golden, harness) : [];
+    const golden = runGoldenFixtures(fixtures, harness);
     golden.forEach(print);
     const results = [...vectors.results, ...golden];
     const run = { summary: summarize(results), results };

@@ -1,15 +1,16 @@
 import { canonicalJson } from '../../lib/hooks/canonical-json';
 import { HooksError } from '../../lib/hooks/errors';
-import { jcsSha256, projectForIdentity } from '../../lib/hooks/identity';
+import { projectForIdentity } from '../../lib/hooks/identity';
 import { parseJsonText } from '../../lib/hooks/json-text';
-import { HOST_ERRORS } from '../../lib/hooks/vocabulary';
-import { validateAgainst } from '../../spec/index';
+import { checkContext } from '../../spec/context-check';
 import { CliError, type Command, EXIT, parseArgs, readInput, writeError } from '../command';
 
 /**
  * Prints the jcs-sha256 context identity (§10.2) of a context given as JSON
- * text, or with --canonical the canonical JSON it hashes. Like a host, it
- * validates the §4 envelope first: no identity over an invalid context.
+ * text, or with --canonical the canonical JSON it hashes. It accepts and
+ * refuses exactly what the engine does (spec/context-check.ts): no identity
+ * over a context a host would refuse, no refusal a host would not make.
+ * What a stricter schema reading flags goes to stderr as warnings.
  */
 export const command: Command = {
   name: 'identity',
@@ -23,16 +24,12 @@ export const command: Command = {
     }
     try {
       const ctx = parseJsonText(await readInput(parsed.positional[0] ?? '-', io));
-      const schema = validateAgainst('context', ctx);
-      if (!schema.ok) {
-        throw new CliError(
-          HOST_ERRORS.contextInvalid,
-          `context fails the §4 envelope: ${schema.errors.join('; ')}`,
-        );
-      }
+      const check = checkContext(ctx);
+      if (!check.ok) throw new CliError(check.reason, check.message);
+      for (const warning of check.warnings) io.stderr.write(`warning: ${warning}\n`);
       const out = parsed.flags.has('--canonical')
         ? canonicalJson(projectForIdentity(ctx))
-        : jcsSha256.compute(ctx);
+        : check.identity;
       io.stdout.write(`${out}\n`);
       return EXIT.ok;
     } catch (error) {

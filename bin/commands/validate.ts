@@ -2,6 +2,7 @@ import { canonicalJson } from '../../lib/hooks/canonical-json';
 import { HooksError } from '../../lib/hooks/errors';
 import { parseJsonText } from '../../lib/hooks/json-text';
 import { DEFAULTS } from '../../lib/hooks/vocabulary';
+import { checkContext } from '../../spec/context-check';
 import { type SchemaKind, validateAgainst } from '../../spec/index';
 import { CliError, type Command, EXIT, parseArgs, readInput } from '../command';
 
@@ -17,7 +18,9 @@ const KINDS: Record<string, SchemaKind> = {
  * Validates JSON text against the spec's schemas. The text goes through the
  * same funnel as a context (§4.4: no big integers, lone surrogates or
  * duplicate keys), and a verdict also gets the §5.3 evidence cap, which
- * JSON Schema cannot express.
+ * JSON Schema cannot express. A context is judged by the engine's own check
+ * (spec/context-check.ts), so `valid` means a host would take it; schema
+ * findings beyond that are printed as warnings.
  */
 export const command: Command = {
   name: 'validate',
@@ -31,13 +34,15 @@ export const command: Command = {
       return EXIT.usage;
     }
     let errors: string[];
+    let warnings: string[] = [];
     try {
       const value = parseJsonText(await readInput(parsed.positional[1] ?? '-', io));
-      errors = problems(kind, value);
+      ({ errors, warnings } = problems(kind, value));
     } catch (error) {
       if (!(error instanceof HooksError || error instanceof CliError)) throw error;
       errors = [`(input) ${error.message}`];
     }
+    for (const warning of warnings) io.stderr.write(`warning: ${warning}\n`);
     if (errors.length === 0) {
       io.stdout.write('valid\n');
       return EXIT.ok;
@@ -49,11 +54,17 @@ export const command: Command = {
   },
 };
 
-function problems(kind: SchemaKind, value: unknown): string[] {
+function problems(kind: SchemaKind, value: unknown): { errors: string[]; warnings: string[] } {
+  if (kind === 'context') {
+    const check = checkContext(value);
+    return check.ok
+      ? { errors: [], warnings: check.warnings }
+      : { errors: [`${check.reason}: ${check.message}`], warnings: [] };
+  }
   const result = validateAgainst(kind, value);
   const errors = result.ok ? [] : [...result.errors];
   if (kind === 'verdict') errors.push(...evidenceProblems(value));
-  return errors;
+  return { errors, warnings: [] };
 }
 
 /** §5.3: UTF-8 bytes of the RFC 8785 serialization of `evidence`, at most 10240. */

@@ -1,4 +1,5 @@
 import type { InterceptionRecord, RecordSink } from '../hooks/types';
+import type { RecordRefusal, SendResult } from './send-result';
 
 /**
  * The buffering half of a RecordSink, shared by the HTTP sink (remote hosts)
@@ -13,13 +14,9 @@ import type { InterceptionRecord, RecordSink } from '../hooks/types';
  * and the running total travels with each batch, so the server can show it.
  */
 
-/** What a transport reports for one batch. */
-export type SendResult =
-  | { ok: true; accepted: number; duplicates: number }
-  /** Transient (5xx, network, timeout): the same batch is sent again after a backoff. */
-  | { ok: false; retry: true; error: string }
-  /** Permanent: drop `indices` of the batch (all of it when absent) and send the rest again. */
-  | { ok: false; retry: false; reason: string; indices?: number[] };
+export type { IndexedRefusal, RecordRefusal, SendResult } from './send-result';
+
+type Refused = Extract<SendResult, { retry: false }>;
 
 export type RecordTransport = (
   batch: InterceptionRecord[],
@@ -40,6 +37,12 @@ export type BatchingOptions = {
   maxBackoffMs?: number;
   /** Called for every drop, after it is counted. Must not throw (errors are ignored). */
   onDrop?: (count: number, reason: string) => void;
+  /**
+   * Called once per record the server refused for good, with the record:
+   * it is dropped, never retried, and the records after it still go out.
+   * Must not throw (errors are ignored).
+   */
+  onRefused?: (record: InterceptionRecord, refusal: RecordRefusal) => void;
   /** For tests: the jitter source. */
   random?: () => number;
 };
@@ -55,13 +58,14 @@ export type RecordSinkStats = {
 };
 
 type Entry = { record: InterceptionRecord; bytes: number };
+type Observer = 'onDrop' | 'onRefused';
 
 export class BatchingRecordSink {
   /** Hand this to `createHost({ sinks: [sink.sink] })`. */
   readonly sink: RecordSink = (record) => this.push(record);
 
   private readonly buffer: Entry[] = [];
-  private readonly o: Required<Omit<BatchingOptions, 'onDrop'>> & Pick<BatchingOptions, 'onDrop'>;
+  private readonly o: Required<Omit<BatchingOptions, Observer>> & Pick<BatchingOptions, Observer>;
   private readonly timer: ReturnType<typeof setInterval>;
   private pumping: Promise<void> | null = null;
   private closed = false;
@@ -88,6 +92,7 @@ export class BatchingRecordSink {
       maxBackoffMs: Math.max(1, options.maxBackoffMs ?? 30_000),
       random: options.random ?? Math.random,
       onDrop: options.onDrop,
+      onRefused: options.onRefused,
     };
     this.timer = setInterval(() => this.kick(false), this.o.flushIntervalMs);
     // A sink must never keep a host process alive on its own.
@@ -198,7 +203,7 @@ export class BatchingRecordSink {
         await sleep(wait);
       } else {
         this.counts.lastError = result.reason;
-        this.removeFromHead(size, result.indices, result.reason);
+        this.removeFromHead(size, result);
       }
     }
   }
@@ -214,16 +219,28 @@ export class BatchingRecordSink {
     return n;
   }
 
-  private removeFromHead(size: number, indices: number[] | undefined, reason: string): void {
-    const bad = new Set((indices ?? []).filter((i) => Number.isInteger(i) && i >= 0 && i < size));
-    if (bad.size === 0) {
-      this.buffer.splice(0, size);
-      this.drop(size, reason);
-      return;
+  /** Drops what a permanent refusal named (the whole batch when it named nothing valid). */
+  private removeFromHead(size: number, result: Refused): void {
+    const head = this.buffer.slice(0, size);
+    const named = (result.indices ?? []).filter((i) => Number.isInteger(i) && i >= 0 && i < size);
+    const bad = new Set(named.length > 0 ? named : head.keys());
+    this.buffer.splice(0, size, ...head.filter((_, i) => !bad.has(i)));
+    this.drop(bad.size, result.reason);
+    for (const i of bad) this.refused(head[i].record, i, result);
+  }
+
+  private refused(record: InterceptionRecord, index: number, result: Refused) {
+    if (!this.o.onRefused) return;
+    const detail = result.details?.find((d) => d.index === index);
+    const { reason, message = reason } = result;
+    const refusal: RecordRefusal = { reason, code: detail?.code ?? reason, message };
+    if (detail?.message) refusal.message = detail.message;
+    if (detail?.path !== undefined) refusal.path = detail.path;
+    try {
+      this.o.onRefused(record, refusal);
+    } catch {
+      // An observer must not turn a refusal into a failure of the sink.
     }
-    const keep = this.buffer.slice(0, size).filter((_, i) => !bad.has(i));
-    this.buffer.splice(0, size, ...keep);
-    this.drop(bad.size, reason);
   }
 
   /** Exponential backoff with "equal jitter": between half and all of the capped delay. */

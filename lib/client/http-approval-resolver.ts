@@ -14,8 +14,9 @@ import { denySetOf } from './deny-set';
  * - at its deadline it answers `unresolved` (echoing the identity), which the
  *   host enforces as `host_error:approval_unresolved`;
  * - when the app cannot take the request (transport errors past the retry
- *   budget, 4xx refusals, garbage answers) it throws, which the engine turns
- *   into `host_error:approval_resolver_failed`.
+ *   budget, garbage answers, or any 4xx refusal, at once and with the app's
+ *   error code) it throws, which the engine turns into
+ *   `host_error:approval_resolver_failed`.
  * Set the engine's `resolverTimeoutMs` above `timeoutMs`, or the engine's
  * own timeout fires first (also a fail-closed deny, but reported as failed).
  */
@@ -116,8 +117,11 @@ export function HttpApprovalResolver(options: HttpApprovalResolverOptions): Appr
         ticket = parseTicket(await res.json().catch(() => null));
         break;
       }
+      // A 4xx is final: the same body would be refused again (e.g. 422
+      // nul_character, U+0000 the store cannot hold), so the consultation
+      // fails closed now (§9) rather than after a retry budget.
       if (!retryable(res) || attempt >= attempts || Date.now() + backoff(attempt) >= deadline) {
-        throw failure(res, 'approval request refused');
+        throw await failure(res, 'approval request refused');
       }
       await sleep(backoff(attempt), signal);
     }
@@ -148,7 +152,7 @@ export function HttpApprovalResolver(options: HttpApprovalResolverOptions): Appr
         if (wait === 0) await sleep(Math.min(1000, Math.max(0, deadline - Date.now())), signal);
         continue;
       }
-      if (!retryable(res)) throw failure(res, 'waiting for the approval failed');
+      if (!retryable(res)) throw await failure(res, 'waiting for the approval failed');
       // The app restarting or a network blip: keep waiting, the ticket is durable.
       await sleep(Math.min(backoff(attempt++), Math.max(0, deadline - Date.now())), signal);
     }
@@ -194,14 +198,24 @@ function backoff(attempt: number): number {
   return Math.min(250 * 2 ** (attempt - 1), 5_000);
 }
 
-function failure(res: Answer, what: string): ApprovalClientError {
+/**
+ * The error a consultation fails with. A refusal carries the app's stable
+ * code and message (`{error: {code, message}}`), so the host's logs say why;
+ * anything else is `http_error`.
+ */
+async function failure(res: Answer, what: string): Promise<ApprovalClientError> {
   if (res.status === 0) {
-    return new ApprovalClientError(
-      'transport_error',
-      `${what}: ${(res as { error: string }).error}`,
-    );
+    const error = (res as { error: string }).error;
+    return new ApprovalClientError('transport_error', `${what}: ${error}`);
   }
-  return new ApprovalClientError('http_error', `${what}: HTTP ${res.status}`, res.status);
+  // Not `instanceof Response`: a custom fetch may answer with another realm's Response.
+  const body = (await (res as Response).json().catch(() => null)) as {
+    error?: { code?: unknown; message?: unknown };
+  } | null;
+  const code = typeof body?.error?.code === 'string' ? body.error.code : 'http_error';
+  const detail =
+    typeof body?.error?.message === 'string' ? ` (${code}: ${body.error.message})` : '';
+  return new ApprovalClientError(code, `${what}: HTTP ${res.status}${detail}`, res.status);
 }
 
 function parseTicket(v: unknown): TicketCreated {

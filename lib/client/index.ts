@@ -13,5 +13,6 @@ export {
   BatchingRecordSink,
   HttpRecordSink,
   type HttpRecordSinkOptions,
+  type RecordRefusal,
   type RecordSinkStats,
 } from './record-sink';

@@ -1,5 +1,10 @@
 import type { InterceptionRecord } from '../hooks/types';
-import { type BatchingOptions, BatchingRecordSink, type SendResult } from './batching-sink';
+import {
+  type BatchingOptions,
+  BatchingRecordSink,
+  type IndexedRefusal,
+  type SendResult,
+} from './batching-sink';
 
 /**
  * A batching RecordSink for TypeScript hosts that send their §10.3 records
@@ -12,8 +17,10 @@ import { type BatchingOptions, BatchingRecordSink, type SendResult } from './bat
  *
  * Retries 408, 429, 5xx and network failures with backoff; a 400/409 drops
  * only the records the server named (counted as `records_invalid` /
- * `record_conflict`) and sends the rest; other 4xx drop the batch (counted
- * as `http_<status>`). The drop total goes out as `X-Checkpoint-Dropped` on
+ * `record_conflict`; a record holding U+0000 is one of them, code
+ * `nul_character`) and sends the rest; other 4xx drop the batch (counted
+ * as `http_<status>`). Every record dropped by a refusal goes to
+ * `onRefused(record, {reason, code, message, path})`. The drop total goes out as `X-Checkpoint-Dropped` on
  * every request: the server shows it in /api/metrics and in its audit log.
  */
 
@@ -34,12 +41,13 @@ export class HttpRecordSink extends BatchingRecordSink {
 }
 
 export { BatchingRecordSink } from './batching-sink';
-export type { RecordSinkStats, SendResult } from './batching-sink';
+export type { RecordRefusal, RecordSinkStats, SendResult } from './batching-sink';
 
 type ErrorBody = {
   error?: {
     code?: string;
-    details?: { errors?: { index: number }[]; conflicts?: { index: number }[] };
+    message?: string;
+    details?: { errors?: IndexedRefusal[]; conflicts?: IndexedRefusal[] };
   };
 };
 
@@ -80,15 +88,19 @@ function httpTransport(options: HttpRecordSinkOptions) {
       return { ok: false, retry: true, error: `http_${res.status}` };
     }
     const body = (await res.json().catch(() => ({}))) as ErrorBody;
-    const code = body.error?.code;
-    if (res.status === 400 && code === 'records_invalid') {
-      const indices = body.error?.details?.errors?.map((e) => e.index);
-      return { ok: false, retry: false, reason: 'records_invalid', indices };
+    const { code, message } = body.error ?? {};
+    // A refusal by position (a record the store cannot hold, e.g. U+0000 →
+    // nul_character) drops exactly those records; the rest go out again.
+    const details =
+      res.status === 400 && code === 'records_invalid'
+        ? body.error?.details?.errors
+        : res.status === 409 && code === 'record_conflict'
+          ? body.error?.details?.conflicts
+          : undefined;
+    if (details) {
+      const indices = details.map((e) => e.index);
+      return { ok: false, retry: false, reason: code as string, indices, details, message };
     }
-    if (res.status === 409 && code === 'record_conflict') {
-      const indices = body.error?.details?.conflicts?.map((e) => e.index);
-      return { ok: false, retry: false, reason: 'record_conflict', indices };
-    }
-    return { ok: false, retry: false, reason: `http_${res.status}` };
+    return { ok: false, retry: false, reason: `http_${res.status}`, message };
   };
 }

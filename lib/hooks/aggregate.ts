@@ -1,4 +1,4 @@
-import type { Verdict, Warning } from './types';
+import type { InterceptorRegistration, Verdict, Warning } from './types';
 import { isPermit, severity } from './validate-verdict';
 
 /**
@@ -67,4 +67,21 @@ export function combine(
   const labels = proceeds ? unionLabels([...returned, winner]) : [];
   if (labels.length > 0) verdict.result_labels = labels;
   return { verdict, labels };
+}
+
+/** §5.4: each permit's labels under its interceptor's namespace (or the host's default). */
+export function labelsByNamespace(
+  slots: readonly Slot[],
+  s: { interceptors: readonly InterceptorRegistration[]; namespace: string },
+): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const slot of slots) {
+    const labels = slot.returned.decision !== 'deny' ? slot.returned.result_labels : undefined;
+    if (!labels?.length) continue;
+    const ns = s.interceptors[slot.index].namespace ?? s.namespace;
+    const list = out[ns] ?? [];
+    for (const l of labels) if (!list.includes(l)) list.push(l);
+    out[ns] = list;
+  }
+  return out;
 }

@@ -21,7 +21,11 @@ export interface Seam {
   maxDepth: number;
 }
 
-/** A permit substitutes (§7.6); anything else leaves a deny standing, `resolved_by: "rejection"`. */
+/**
+ * A permit substitutes (§7.6); a reject substitutes the resolver's deny; a
+ * failure (unresolved, raised, echo violation, invalid) is a reserved deny.
+ * All three non-permits record `resolved_by: "rejection"`.
+ */
 export type ConsultOutcome =
   | { permit: true; verdict: Verdict }
   | { permit: false; verdict: Verdict; resolution?: Verdict };
@@ -99,6 +103,8 @@ export async function consultSeam(
     };
   }
   if (checked.outcome === 'approve') return { permit: true, verdict: checked.verdict };
-  // §9 reject: the triggering deny stands.
-  return { permit: false, verdict: trigger, resolution: checked.verdict };
+  // §9/§7.6 reject: the resolver's own deny becomes the combined verdict at the
+  // trigger's position, so the reviewer's reason and message reach the host and
+  // the record; the trigger's warnings still join the §7.3 union from its slot.
+  return { permit: false, verdict: checked.verdict, resolution: checked.verdict };
 }

@@ -139,7 +139,7 @@ describe('canonicalJson (§10.2, RFC 8785)', () => {
     expect(canonicalJson({ b: undefined, a: 1 })).toBe('{"a":1}');
   });
 
-  it('rejects an integral number beyond ±(2^53−1) with a path and the §4.4 remediation', () => {
+  it('rejects a number in [2^53, 1e21) with a path and the §4.4 remediation (§10.2)', () => {
     const message = rejects(
       { tool_call: { args: { id: 9007199254740992 } } },
       'integer exceeds 2^53',
@@ -147,8 +147,20 @@ describe('canonicalJson (§10.2, RFC 8785)', () => {
     expect(message).toContain('string-encode 64-bit identifiers, see §4.4');
     expect(message).toContain('$.tool_call.args.id');
     expect(message).not.toContain('9007199254740992');
-    rejects([1e21], 'integer exceeds 2^53');
+    rejects([999999999999999900000], 'integer exceeds 2^53');
     rejects([-9007199254740992], 'at $[0]');
+  });
+
+  it('prints in-process numbers from 1e21 on in exponent form: in the domain (§10.2, ECMA-262)', () => {
+    expect(canonicalJson([1e21, -1e21, 1e300, Number.MAX_VALUE, -0, 1e-7])).toBe(
+      '[1e+21,-1e+21,1e+300,1.7976931348623157e+308,0,1e-7]',
+    );
+  });
+
+  it('hashes strings and keys containing U+0000, escaped as \\u0000 (RFC 8785, §4.4)', () => {
+    expect(canonicalJson({ 'k\u0000': 'a\u0000b', z: ['\u0000'] })).toBe(
+      '{"k\\u0000":"a\\u0000b","z":["\\u0000"]}',
+    );
   });
 
   it('rejects non-finite numbers and lone surrogates in strings and keys (§4.4)', () => {

@@ -169,14 +169,18 @@ describe('§7.5 parallel/unanimous', () => {
     });
   });
 
-  it('on_disagreement: approval with a rejection keeps the synthesized deny', async () => {
-    const { resolver } = resolverOf({ outcome: 'reject', verdict: { decision: 'deny' } });
+  it("on_disagreement: approval with a rejection yields the resolver's deny, decided_by null", async () => {
+    const { resolver } = resolverOf({
+      outcome: 'reject',
+      verdict: { decision: 'deny', reason: 'reviewer:no' },
+    });
     const composition = { profile: UNANIMOUS, on_disagreement: 'approval' } as const;
     const result = await hostWith([transform('$target.q', 1)], { composition, resolver }).evaluate(
       ctxFor('pre_tool_call'),
     );
     expect(result.proceed).toBe(false);
-    expect(result.verdict.reason).toBe(HOST_ERRORS.compositionDisagreement);
-    expect(result.record.resolved_by).toBe('rejection');
+    expect(result.verdict).toEqual({ decision: 'deny', reason: 'reviewer:no' });
+    expect(result.record).toMatchObject({ resolved_by: 'rejection', decided_by: null });
+    expect(result.record.verdict).not.toHaveProperty('approval');
   });
 });

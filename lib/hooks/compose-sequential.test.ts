@@ -173,18 +173,20 @@ describe('§7.4 sequential/first_deny', () => {
   });
 
   for (const composition of [FIRST_DENY, { profile: FIRST_DENY, on_approval: 'resume' as const }]) {
-    it(`a rejection leaves the deny standing (${JSON.stringify(composition)})`, async () => {
+    it(`a rejection makes the resolver's deny the combined verdict (${JSON.stringify(composition)})`, async () => {
       const { resolver } = resolverOf({
         outcome: 'reject',
-        verdict: { decision: 'deny', reason: 'no' },
+        verdict: { decision: 'deny', reason: 'no', message: 'not this one' },
       });
       const later = counted();
       const host = hostWith([escalate('why'), later.intercept], { resolver, composition });
       const result = await host.evaluate(ctxFor('input'));
       expect(later.calls).toHaveLength(0);
       expect(result.proceed).toBe(false);
-      expect(result.verdict.reason).toBe('why');
+      // §9/§7.6: the reviewer's words reach the host; the trigger's approval block does not.
+      expect(result.verdict).toEqual({ decision: 'deny', reason: 'no', message: 'not this one' });
       expect(result.record).toMatchObject({ resolved_by: 'rejection', decided_by: 0 });
+      expect(result.record.verdict).not.toHaveProperty('approval');
     });
   }
 });

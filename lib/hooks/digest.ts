@@ -7,6 +7,7 @@ import {
 } from './identity';
 import { isPlainObject } from './plain';
 import type { AgentContext } from './types';
+import { isDomainNumber } from './number-domain';
 import { isWellFormed, scanValue, stringBytes } from './value-domain';
 import type { InterceptionPoint } from './vocabulary';
 
@@ -131,17 +132,16 @@ function subObject(
 
 /**
  * Scalars in the §4.4 domain serialize the same under JSON.stringify and
- * RFC 8785 (well-formed strings, finite safe numbers with -0 as "0"); null
- * means "not a scalar in the domain", left to canonicalJson.
+ * RFC 8785 (well-formed strings, numbers per Number::toString with -0 as
+ * "0"); null means "not a scalar in the domain by value", left to the slow
+ * path (which also knows numbers vouched for by the JSON-text funnel).
  */
 function scalarText(value: unknown): string | null {
   switch (typeof value) {
     case 'string':
       return isWellFormed(value) ? JSON.stringify(value) : null;
     case 'number':
-      return value <= Number.MAX_SAFE_INTEGER && value >= -Number.MAX_SAFE_INTEGER
-        ? JSON.stringify(value)
-        : null;
+      return isDomainNumber(value) ? JSON.stringify(value) : null;
     case 'boolean':
       return value ? 'true' : 'false';
     default:

@@ -1,4 +1,4 @@
-import { combine, type Slot } from './aggregate';
+import { combine, labelsByNamespace, type Slot } from './aggregate';
 import { consultSeam, type Seam } from './approval';
 import type { ComposeEnv, Composed } from './compose';
 import { composeStrictest, composeUnanimous } from './compose-parallel';
@@ -82,33 +82,23 @@ async function emission(
 
   const enforce = s.mode === 'enforce';
   let composed: Composed;
+  let dispatched = false;
   if (preempt?.after) {
     composed = synthesized(ctx, s, hostDeny(preempt.after.reason, preempt.after.message));
-  } else if (s.interceptors.length === 0 && enforce) {
+  } else if (s.interceptors.length === 0) {
     // §7: profile-independent; a passthrough is an explicit allow-all interceptor.
-    composed = synthesized(
-      ctx,
-      s,
-      hostDeny(HOST_ERRORS.noInterceptor, 'no interceptor is registered'),
-    );
+    // In evaluate_only the record still shows this real combined verdict while
+    // the action proceeds (§8), so an empty shadow deployment never looks all-allow.
+    const none = hostDeny(HOST_ERRORS.noInterceptor, 'no interceptor is registered');
+    composed = synthesized(ctx, s, none);
   } else {
     composed = await compose(ctx, inputIdentity, s, enforce);
+    dispatched = true;
   }
 
-  // §10.3: enforced identity is the provider over the post-composition context.
-  let enforcedIdentity = inputIdentity;
-  let winner = composed.winner;
-  let decidedBy = composed.decidedBy;
-  if (enforce && composed.context !== ctx) {
-    const after = checkAndIdentify(composed.context, s);
-    if (after instanceof Error) {
-      winner = hostDeny(HOST_ERRORS.contextInvalid, after.message);
-      decidedBy = null;
-    } else {
-      enforcedIdentity = after;
-    }
-  }
-
+  const { winner, decidedBy, enforcedIdentity } = dispatched
+    ? enforcedOutcome(ctx, composed, inputIdentity, s)
+    : { winner: composed.winner, decidedBy: null, enforcedIdentity: inputIdentity };
   const proceed = !enforce || winner.decision !== 'deny';
   const returned = [...composed.slots.map((x: Slot) => x.returned), ...composed.resolutions];
   const { verdict, labels } = combine(winner, returned, proceed);
@@ -117,7 +107,7 @@ async function emission(
   const record = buildRecord(ctx, s, {
     verdict,
     inputIdentity,
-    enforcedIdentity: applied || enforce ? enforcedIdentity : inputIdentity,
+    enforcedIdentity: enforce ? enforcedIdentity : inputIdentity,
     decidedBy,
     composed,
   });
@@ -129,8 +119,33 @@ async function emission(
     record,
     mode: s.mode,
     resultLabels: labels,
-    labelsByNamespace: proceed ? labelsByNamespace(composed, s) : {},
+    labelsByNamespace: proceed ? labelsByNamespace(composed.slots, s) : {},
   };
+}
+
+/**
+ * §10.3: the enforced identity is the provider over the post-composition
+ * context. A composed context_invalid can only be a transform whose result left
+ * the domain (applyChecked; interceptors and resolvers may not use host_error:
+ * reasons, §11): that enforced context has no identity (§10.2), hence null.
+ */
+function enforcedOutcome(
+  ctx: AgentContext,
+  composed: Composed,
+  inputIdentity: string | null,
+  s: EmissionSettings,
+): { winner: Verdict; decidedBy: number | null; enforcedIdentity: string | null } {
+  const { winner, decidedBy } = composed;
+  if (winner.reason === HOST_ERRORS.contextInvalid)
+    return { winner, decidedBy, enforcedIdentity: null };
+  if (s.mode !== 'enforce' || composed.context === ctx)
+    return { winner, decidedBy, enforcedIdentity: inputIdentity };
+  const after = checkAndIdentify(composed.context, s);
+  if (after instanceof Error) {
+    const failed = hostDeny(HOST_ERRORS.contextInvalid, after.message);
+    return { winner: failed, decidedBy: null, enforcedIdentity: null };
+  }
+  return { winner, decidedBy, enforcedIdentity: after };
 }
 
 async function compose(
@@ -170,7 +185,14 @@ async function compose(
   }
 }
 
-/** §5.2 application plus the §4.4 domain of the new value: it becomes part of the context. */
+/**
+ * §5.2 application, then the result must still be a §4 context in the §4.4
+ * domain. A result outside the domain cannot be canonicalized (§10.2), so it
+ * fails as context_invalid, not transform_invalid: the path resolved and the
+ * value was set, the enforced context is what is invalid. evaluate_only calls
+ * this too: §8 validates every transform without applying it, and the record
+ * shows what enforce would have decided (the identities stay equal there).
+ */
 function applyChecked(ctx: AgentContext, t: TransformSpec, s: EmissionSettings): TransformOutcome {
   const applied = applyTransform(ctx, t);
   if (!applied.ok) return applied;
@@ -182,13 +204,14 @@ function applyChecked(ctx: AgentContext, t: TransformSpec, s: EmissionSettings):
       message: 'the transformed context fails the §4 envelope',
     };
   }
+  // The whole result, not just the value: depth and size bounds depend on where it lands.
   try {
-    checkValueDomain(t.value ?? null, { maxBytes: s.maxBytes, maxDepth: s.maxDepth });
-  } catch {
+    checkValueDomain(applied.context, { maxBytes: s.maxBytes, maxDepth: s.maxDepth });
+  } catch (error) {
     return {
       ok: false,
-      reason: HOST_ERRORS.transformInvalid,
-      message: 'transform.value cannot be set: outside the §4.4 value domain',
+      reason: HOST_ERRORS.contextInvalid,
+      message: `the transformed context: ${domainMessage(error)}`,
     };
   }
   return applied;
@@ -262,17 +285,4 @@ function rejectedResult(raw: unknown, s: EmissionSettings, verdict: Verdict): Em
     resultLabels: [],
     labelsByNamespace: {},
   };
-}
-
-function labelsByNamespace(composed: Composed, s: EmissionSettings): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  for (const slot of composed.slots) {
-    const labels = slot.returned.decision !== 'deny' ? slot.returned.result_labels : undefined;
-    if (!labels?.length) continue;
-    const ns = s.interceptors[slot.index].namespace ?? s.namespace;
-    const list = out[ns] ?? [];
-    for (const l of labels) if (!list.includes(l)) list.push(l);
-    out[ns] = list;
-  }
-  return out;
 }

@@ -164,10 +164,16 @@ describe('§8 enforcement mode', () => {
     expect(result.record.verdict.reason).toBe(HOST_ERRORS.transformInvalid);
   });
 
-  it('evaluate_only with zero interceptors is not a no_interceptor deny', async () => {
+  it('evaluate_only with zero interceptors records the no_interceptor deny but proceeds (§7, §8)', async () => {
     const result = await hostWith([], { mode: 'evaluate_only' }).evaluate(ctxFor('input'));
     expect(result.proceed).toBe(true);
-    expect(result.record.verdict.reason).toBeUndefined();
+    expect(result.record).toMatchObject({
+      mode: 'evaluate_only',
+      verdict: { decision: 'deny', reason: HOST_ERRORS.noInterceptor },
+      decided_by: null,
+      interceptors_registered: 0,
+    });
+    expect(result.record.enforced_identity).toBe(result.record.input_identity);
   });
 
   it('mode can be set per point', async () => {

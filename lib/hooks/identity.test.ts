@@ -8,6 +8,7 @@ import {
   jcsSha256,
   projectForIdentity,
 } from './identity';
+import { parseJsonText } from './json-text';
 
 const preToolCall = () => ({
   spec: 'agent-hooks/0.1',
@@ -120,6 +121,25 @@ describe('jcsSha256 (§10.2)', () => {
     // An optional member is not in the preimage, so it cannot break the identity.
     const bigOptional = { ...preToolCall(), budgets: { token_count: 2 ** 60 } };
     expect(jcsSha256.compute(bigOptional)).toBe(jcsSha256.compute(preToolCall()));
+  });
+
+  it('keeps the JSON-text verdict on a number the projection copies into a new object (§10.2)', () => {
+    // tool_result.value and target sit directly in objects the projection rebuilds.
+    const text =
+      '{"spec":"agent-hooks/0.1","interception_point":"post_tool_call","timestamp":"2026-06-19T14:03:11.123Z",' +
+      '"sequence":1,"agent":{"id":"a","framework":"f"},"session":{"id":"s"},' +
+      '"tool_call":{"id":"c","name":"n","args":{}},"tool_result":{"value":1e16,"is_error":false},"target":1e16}';
+    const canonical =
+      '{"agent":{"framework":"f","id":"a"},"interception_point":"post_tool_call","sequence":1,' +
+      '"session":{"id":"s"},"spec":"agent-hooks/0.1","target":10000000000000000,' +
+      '"timestamp":"2026-06-19T14:03:11.123Z","tool_call":{"args":{},"id":"c","name":"n"},' +
+      '"tool_result":{"is_error":false,"value":10000000000000000}}';
+    const expected = `sha256:${createHash('sha256').update(Buffer.from(canonical, 'utf8')).digest('hex')}`;
+    expect(jcsSha256.compute(parseJsonText(text))).toBe(expected);
+    // The same context built in-process has no token: 1e16 is judged by value.
+    expect(domainError(() => jcsSha256.compute(JSON.parse(text)))).toContain(
+      'integer exceeds 2^53',
+    );
   });
 });
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical-json';
 import { HooksConfigError, ValueDomainError } from './errors';
+import { carryVouch } from './number-domain';
 import { INTERCEPTION_POINTS, type InterceptionPoint, JCS_SHA256, PATTERNS } from './vocabulary';
 
 /**
@@ -80,6 +81,7 @@ export function projectForIdentity(ctx: unknown): Record<string, unknown> {
       throw new ValueDomainError(`${field} is required at ${point} (§4.1, §4.2) at $.${field}`);
     }
     projection[field] = keep === true ? value : pick(value, keep, field, point);
+    carryVouch(ctx, field, projection, field);
   }
   return projection;
 }
@@ -96,6 +98,8 @@ function pick(value: unknown, keep: readonly string[], field: string, point: str
       );
     }
     picked[sub] = value[sub];
+    // A number accepted on its JSON token (e.g. tool_result.value 1e16) stays accepted (§10.2).
+    carryVouch(value, sub, picked, sub);
   }
   return picked;
 }

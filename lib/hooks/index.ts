@@ -38,7 +38,15 @@ export { validateResolution, type ResolutionCheck } from './validate-resolution'
 export { validateContextEnvelope, type EnvelopeCheck } from './validate-context';
 export { projectVerdictForRecord, resolveComposition, truncateUtf8 } from './record';
 export { applyTransform, TARGET_LOCATIONS, type TransformOutcome } from './transform';
-export { formatPath, parseTransformPath, type ParsedPath, type PathSegment } from './path';
+export {
+  formatPath,
+  formatSegments,
+  isMemberName,
+  parseTransformPath,
+  type ParsedPath,
+  type PathError,
+  type PathSegment,
+} from './path';
 export { isolatedView, isView } from './isolation';
 export { toPlain, NonJsonValueError } from './plain';
 export { toComposition } from './config';

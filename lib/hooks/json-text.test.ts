@@ -1,7 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ValueDomainError } from './errors';
+import { canonicalJson } from './canonical-json';
+import { checkValueDomain } from './value-domain';
 import { parseJsonText } from './json-text';
+import { carryVouches } from './number-domain';
 
 function rejection(text: string, limits?: { maxBytes?: number; maxDepth?: number }) {
   try {
@@ -29,36 +32,74 @@ describe('parseJsonText (§4.4, §12.3)', () => {
     );
   });
 
-  it('rejects integers beyond ±(2^53−1) in any spelling, before JSON.parse rounds them', () => {
+  it('rejects integer tokens beyond ±(2^53−1), before JSON.parse rounds them (§10.2)', () => {
     const big = 'integer exceeds 2^53; string-encode 64-bit identifiers, see §4.4';
     expect(rejection('{"id":9007199254740993}')).toBe(`${big} at $.id`);
     expect(rejection('[9007199254740992]')).toBe(`${big} at $[0]`);
     expect(rejection('[-9007199254740992]')).toContain(big);
-    expect(rejection('{"a":[1,{"b":1e16}]}')).toBe(`${big} at $.a[1].b`);
-    expect(rejection('[9007199254740992.0]')).toContain(big);
-    expect(rejection('[1E21]')).toContain(big);
+    expect(rejection('{"a":[1,{"b":1000000000000000000000}]}')).toBe(`${big} at $.a[1].b`);
     expect(rejection('[1e400]')).toContain('overflows a double');
+    expect(rejection('[-1.5E+309]')).toContain('overflows a double');
     expect(rejection('[123456789012345678901234567890]')).not.toContain('123456789');
   });
 
-  it('accepts a number token iff its value is within ±(2^53−1), in any spelling', () => {
+  it('accepts fraction and exponent tokens whatever their magnitude, if finite (§10.2, RFC 8785)', () => {
+    const text = '{"a":[1.0,56.0,-0.0,1e+21,1E21,9.999999999999997e+22,1e16,9007199254740993.0]}';
+    const value = parseJsonText(text);
+    expect(value).toEqual(JSON.parse(text));
+    // ECMA-262 Number::toString, shortest round trip; -0 prints as 0.
+    expect(canonicalJson(value)).toBe(
+      '{"a":[1,56,0,1e+21,1e+21,9.999999999999997e+22,10000000000000000,9007199254740992]}',
+    );
+  });
+
+  it('keeps the token verdict through the in-process checks, but not for values written later', () => {
+    const ctx = parseJsonText('{"t":{"x":1e16,"y":[2.5E17]},"z":-1.0e19}') as {
+      t: { x: number; y: number[]; w?: number };
+      z: number;
+    };
+    expect(() => checkValueDomain(ctx)).not.toThrow();
+    expect(canonicalJson(ctx)).toBe(
+      '{"t":{"x":10000000000000000,"y":[250000000000000000]},"z":-10000000000000000000}',
+    );
+    // The same value, written in-process: judged by value (§10.2).
+    ctx.t.w = 1e16;
+    expect(() => checkValueDomain(ctx)).toThrow(/integer exceeds 2\^53.* at \$\.t\.w/);
+    delete ctx.t.w;
+    ctx.t.x = 2e16;
+    expect(() => checkValueDomain(ctx)).toThrow(/at \$\.t\.x/);
+  });
+
+  it('keeps the token verdicts through a shallow copy, not for members it overwrites', () => {
+    const t = (parseJsonText('{"t":{"x":1e16,"y":2.5E17}}') as { t: Record<string, number> }).t;
+    const copy = { ...t, y: 3e17 };
+    expect(() => checkValueDomain(copy)).toThrow(/integer exceeds 2\^53/);
+    carryVouches(t, copy);
+    expect(() => checkValueDomain({ ...copy, y: 1 })).toThrow(/integer exceeds 2\^53.* at \$\.x/);
+    expect(() => checkValueDomain(copy)).toThrow(/at \$\.y/);
+    copy.y = 2.5e17;
+    expect(() => checkValueDomain(copy)).not.toThrow();
+  });
+
+  it('judges a number token on its lexical form: integer tokens by value, others by finiteness', () => {
     const limit = BigInt(Number.MAX_SAFE_INTEGER);
     fc.assert(
-      fc.property(fc.bigInt({ min: -(1n << 60n), max: 1n << 60n }), (n) => {
+      fc.property(fc.bigInt({ min: -(1n << 80n), max: 1n << 80n }), (n) => {
         const ok = n <= limit && n >= -limit;
-        for (const token of [`${n}`, `${n}.0`, `${n}e0`, `${n}.00E+0`]) {
-          if (ok) expect(parseJsonText(`[${token}]`)).toEqual([Number(n)]);
-          else expect(() => parseJsonText(`[${token}]`)).toThrow(/integer exceeds 2\^53/);
+        if (ok) expect(parseJsonText(`[${n}]`)).toEqual([Number(n)]);
+        else expect(() => parseJsonText(`[${n}]`)).toThrow(/integer exceeds 2\^53/);
+        for (const token of [`${n}.0`, `${n}e0`, `${n}.00E+0`]) {
+          expect(parseJsonText(`[${token}]`)).toEqual([Number(n)]);
         }
       }),
       { numRuns: 500 },
     );
     fc.assert(
       fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (d) => {
-        const ok = Math.abs(d) <= Number.MAX_SAFE_INTEGER;
-        for (const token of [String(d), d.toExponential(), d.toExponential().toUpperCase()]) {
-          if (ok) expect(parseJsonText(`[${token}]`)).toEqual(JSON.parse(`[${token}]`));
-          else expect(() => parseJsonText(`[${token}]`)).toThrow(ValueDomainError);
+        for (const token of [d.toExponential(), d.toExponential().toUpperCase()]) {
+          const parsed = parseJsonText(`{"v":${token}}`);
+          expect(parsed).toEqual(JSON.parse(`{"v":${token}}`));
+          expect(() => checkValueDomain(parsed)).not.toThrow();
         }
       }),
       { numRuns: 500 },

@@ -1,4 +1,5 @@
 import { ValueDomainError } from './errors';
+import { INTEGER_BEYOND_2_53, isDomainNumber, vouchNumber } from './number-domain';
 import { DEFAULT_LIMITS, isWellFormed, memberSegment } from './value-domain';
 import { MAX_SAFE_INTEGER } from './vocabulary';
 
@@ -6,9 +7,11 @@ import { MAX_SAFE_INTEGER } from './vocabulary';
  * The funnel for contexts that arrive as JSON text (HTTP bodies, files, the
  * CLI). JSON.parse alone would round 9007199254740993 to ...992 and keep the
  * last of two duplicate keys without a word, so the text is checked first:
- * - a number token whose value is integral beyond ±(2^53−1) in any spelling
- *   (9007199254740993, 1e16, 9007199254740992.0) or overflows to Infinity
- *   (§4.4, §10.2), judged on the token, before any rounding can hide it;
+ * - the number domain is lexical (§10.2, RFC 8785, number-domain.ts): an
+ *   integer token (no fraction, no exponent) beyond ±(2^53−1) is refused,
+ *   judged on the token before JSON.parse can round it; a fraction or
+ *   exponent token is in the domain whatever its magnitude (1e+21, 1e16,
+ *   56.0), unless it overflows to Infinity (1e400);
  * - lone surrogates, raw or escaped (§4.4);
  * - duplicate member names in one object (I-JSON, RFC 7493 §2.3);
  * - size over maxBytes and container nesting over maxDepth (§12.3).
@@ -38,8 +41,22 @@ export function parseJsonText(
     throw new ValueDomainError(`invalid JSON: ${syntaxDetail(error)}`);
   }
   // The scanner trusts the text to be valid JSON, which JSON.parse just proved.
-  scanTokens(text, maxDepth);
+  for (const token of scanTokens(text, maxDepth)) vouchToken(value, token);
   return value;
+}
+
+/** Where a fraction/exponent token landed whose value alone is outside the domain. */
+type BigFloatToken = { segments: (string | number)[]; value: number };
+
+/** Marks the parsed number as accepted on its token (number-domain.ts). */
+function vouchToken(root: unknown, token: BigFloatToken): void {
+  // A bare top-level number has no container to vouch in: judged by value later.
+  if (token.segments.length === 0) return;
+  let container = root as Record<string | number, unknown>;
+  for (const segment of token.segments.slice(0, -1)) {
+    container = container[segment] as Record<string | number, unknown>;
+  }
+  vouchNumber(container, String(token.segments[token.segments.length - 1]), token.value);
 }
 
 /** V8's messages can quote a stretch of the input; keep only the position or token kind. */
@@ -71,8 +88,9 @@ const SMALL_OBJECT = 16;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
-function scanTokens(text: string, maxDepth: number): void {
+function scanTokens(text: string, maxDepth: number): BigFloatToken[] {
   const stack: Container[] = [];
+  const bigFloats: BigFloatToken[] = [];
   // The next backslash, and the next \uD800–\uDFFF escape, at or after the
   // cursor: found once and reused, so asking "does this string have one?"
   // costs nothing per string and never rescans the text.
@@ -83,7 +101,7 @@ function scanTokens(text: string, maxDepth: number): void {
     if (c === QUOTE) {
       i = scanString(text, i, stack, next);
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
-      i = scanNumber(text, i, stack);
+      i = scanNumber(text, i, stack, bigFloats);
     } else if (c === 0x7b || c === 0x5b) {
       // `{` or `[`
       if (stack.length >= maxDepth) {
@@ -105,6 +123,7 @@ function scanTokens(text: string, maxDepth: number): void {
       i++;
     }
   }
+  return bigFloats;
 }
 
 /** Returns the index just past the closing quote. */
@@ -140,13 +159,19 @@ function scanString(text: string, start: number, stack: Container[], next: NextE
 }
 
 /** Returns the index just past the number token. */
-function scanNumber(text: string, start: number, stack: Container[]): number {
+function scanNumber(
+  text: string,
+  start: number,
+  stack: Container[],
+  bigFloats: BigFloatToken[],
+): number {
   // JSON.parse already vouched for the shape: -? int (. digits)? ([eE] [+-]? digits)?
   let end = text.charCodeAt(start) === 0x2d ? start + 1 : start;
   const intStart = end;
   while (isDigit(text.charCodeAt(end))) end++;
   const intDigits = end - intStart;
-  if (text.charCodeAt(end) === 0x2e) {
+  const fraction = text.charCodeAt(end) === 0x2e;
+  if (fraction) {
     end++;
     while (isDigit(text.charCodeAt(end))) end++;
   }
@@ -166,12 +191,21 @@ function scanNumber(text: string, start: number, stack: Container[]): number {
   if (!Number.isFinite(value)) {
     fail(stack, 'number overflows a double; send it as a string (§4.4)');
   }
-  // Every double beyond 2^53−1 in magnitude is integral, so this also catches
-  // 1e16 and 9007199254740992.5, which JSON.parse would round to an integer.
-  if (value > MAX_SAFE_INTEGER || value < -MAX_SAFE_INTEGER) {
-    fail(stack, 'integer exceeds 2^53; string-encode 64-bit identifiers, see §4.4');
+  const beyondSafe = value > MAX_SAFE_INTEGER || value < -MAX_SAFE_INTEGER;
+  // §10.2: an integer token past ±(2^53−1) is out of the domain. Rounding is
+  // monotonic and 2^53−1 is exact, so the double says it as well as the digits.
+  if (!fraction && !exponent) {
+    if (beyondSafe) fail(stack, INTEGER_BEYOND_2_53);
+  } else if (!isDomainNumber(value)) {
+    // A fraction/exponent token is in the domain whatever its magnitude, but
+    // its value (say 1e16) would be refused in-process: vouch for it.
+    bigFloats.push({ segments: pathSegments(stack), value });
   }
   return end;
+}
+
+function pathSegments(stack: Container[]): (string | number)[] {
+  return stack.map((c) => (c.isObject ? c.key : c.index));
 }
 
 type NextEscapes = { backslash: number; surrogate: number };

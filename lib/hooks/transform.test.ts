@@ -4,15 +4,16 @@ import { ctxFor, hostWith, transform } from './test-helpers';
 
 describe('§5.2 transform path grammar', () => {
   it('parses dot-member, bracket-index and bracket-member segments', () => {
-    const parsed = parseTransformPath('$target.a_1[0]["b c"]["\\u00e9\\""].Z');
+    // path-grammar.abnf: one member-name production for both member forms (path.test.ts has the rest).
+    const parsed = parseTransformPath('$target.a_1[0]["b-c"]["9"].Z');
     expect(parsed).toEqual({
       ok: true,
       deprecatedRoot: false,
       segments: [
         { kind: 'member', name: 'a_1' },
         { kind: 'index', index: 0 },
-        { kind: 'member', name: 'b c' },
-        { kind: 'member', name: 'é"' },
+        { kind: 'member', name: 'b-c' },
+        { kind: 'member', name: '9' },
         { kind: 'member', name: 'Z' },
       ],
     });
@@ -47,8 +48,8 @@ describe('§5.2 transform path grammar', () => {
 
   for (const path of [
     '$target.',
-    '$target.1a',
-    '$target[01]',
+    '$target["b c"]',
+    '$target["a.b"]',
     '$target[-1]',
     '$target[1.5]',
     '$target[]',
@@ -71,7 +72,7 @@ describe('§5.2 transform path grammar', () => {
 
   it('formats segments back into a canonical path', () => {
     const parsed = parseTransformPath('$policy_target["a"][2]["b-c"]');
-    expect(parsed.ok && formatPath(parsed.segments)).toBe('$target.a[2]["b-c"]');
+    expect(parsed.ok && formatPath(parsed.segments)).toBe('$target.a[2].b-c');
   });
 });
 
@@ -177,12 +178,41 @@ describe('§5.2 applying a transform', () => {
     expect(result.proceed).toBe(false);
   });
 
-  it('a value outside the §4.4 domain cannot be set: transform_invalid', async () => {
+  it('a result outside the §4.4 domain is context_invalid with a null enforced identity (§10.2)', async () => {
     const host = hostWith([
       () => ({ decision: 'transform', transform: { path: '$target.q', value: 2 ** 60 } }),
     ]);
     const result = await host.evaluate(ctxFor('pre_tool_call'));
-    expect(result.verdict.reason).toBe(HOST_ERRORS.transformInvalid);
+    expect(result.verdict.reason).toBe(HOST_ERRORS.contextInvalid);
+    expect(result.verdict.message).toContain('$.target.q');
     expect(result.proceed).toBe(false);
+    expect(result.record.input_identity).toMatch(/^sha256:/);
+    expect(result.record).toMatchObject({ enforced_identity: null, decided_by: null });
+  });
+
+  it('a result nested past the depth bound is context_invalid too: the whole context is checked', async () => {
+    // 125 levels: the verdict (2 + 125) and the value alone pass the 128 bound; at
+    // tool_call.args.n[0] the context reaches 4 + 125.
+    let deep: unknown = 1;
+    for (let i = 0; i < 125; i++) deep = [deep];
+    const host = hostWith([
+      () => ({ decision: 'transform', transform: { path: '$target.n[0]', value: deep } }),
+    ]);
+    const result = await host.evaluate(ctxFor('pre_tool_call'));
+    expect(result.verdict.reason).toBe(HOST_ERRORS.contextInvalid);
+    expect(result.record.enforced_identity).toBeNull();
+  });
+
+  it('evaluate_only still finds the domain failure but applies nothing; identities stay equal (§8)', async () => {
+    const host = hostWith(
+      [() => ({ decision: 'transform', transform: { path: '$target.q', value: 2 ** 60 } })],
+      { mode: 'evaluate_only' },
+    );
+    const ctx = ctxFor('pre_tool_call');
+    const result = await host.evaluate(ctx);
+    expect(result.proceed).toBe(true);
+    expect(result.target).toEqual(ctx.target);
+    expect(result.record.verdict.reason).toBe(HOST_ERRORS.contextInvalid);
+    expect(result.record.enforced_identity).toBe(result.record.input_identity);
   });
 });

@@ -1,3 +1,4 @@
+import { carryVouches } from './number-domain';
 import { type PathSegment, parseTransformPath } from './path';
 import { isPlainObject } from './plain';
 import type { AgentContext, TransformSpec } from './types';
@@ -57,12 +58,13 @@ export function applyTransform(context: AgentContext, transform: TransformSpec):
 /** A context whose target (and the conditional field it aliases) is `target`. */
 export function withTarget(context: AgentContext, target: unknown): AgentContext {
   const location = TARGET_LOCATIONS[context.interception_point];
-  const next = { ...context, target } as AgentContext;
+  const next = copied(context, { ...context, target }) as AgentContext;
   if (location.length === 1) {
     next[location[0]] = target;
   } else {
-    const parent = context[location[0]];
-    next[location[0]] = { ...(isPlainObject(parent) ? parent : {}), [location[1]]: target };
+    const held = context[location[0]];
+    const parent: Record<string, unknown> = isPlainObject(held) ? held : {};
+    next[location[0]] = copied(parent, { ...parent, [location[1]]: target });
   }
   return next;
 }
@@ -81,14 +83,24 @@ function replaceAt(
     if (!Array.isArray(node) || seg.index >= node.length) return { ok: false, at: i };
     const child = replaceAt(node[seg.index], path, i + 1, value);
     if (!child.ok) return child;
-    const copy = node.slice();
+    const copy = copied(node, node.slice());
     copy[seg.index] = child.value;
     return { ok: true, value: copy };
   }
   if (!isPlainObject(node) || !Object.hasOwn(node, seg.name)) return { ok: false, at: i };
   const child = replaceAt(node[seg.name], path, i + 1, value);
   if (!child.ok) return child;
-  return { ok: true, value: { ...node, [seg.name]: child.value } };
+  return { ok: true, value: copied(node, { ...node, [seg.name]: child.value }) };
+}
+
+/**
+ * A copy on the way to the replaced location keeps the JSON-text token
+ * verdicts of the members it carries over (§10.2, number-domain.ts), so a
+ * transform of one member never makes a parsed sibling uncanonicalizable.
+ */
+export function copied<T extends object>(from: object, to: T): T {
+  carryVouches(from, to);
+  return to;
 }
 
 /** Resolve a parsed path against a value; `undefined` when it does not resolve. */

@@ -36,8 +36,9 @@ export function validateResolution(
     };
   }
   // 2. Outcome in the closed set, verdict present exactly when outcome != unresolved.
+  // A null verdict is an absent one: bindings omit nulls when they marshal (§5.2).
   const outcome = r.outcome;
-  const hasVerdict = r.verdict !== undefined;
+  const hasVerdict = r.verdict !== undefined && r.verdict !== null;
   if (
     !(OUTCOMES as readonly unknown[]).includes(outcome) ||
     hasVerdict !== (outcome !== 'unresolved')

@@ -13,10 +13,17 @@ const utf8 = new TextEncoder();
  * §5 validation, exactly the listed failures; any of them makes the whole
  * verdict `{"decision":"deny","reason":"host_error:verdict_invalid"}`.
  * Transform paths are checked when applied (§5.2 has its own reasons).
+ *
+ * A null `reason`, `message`, `warnings` or `result_labels`, or a null member
+ * of a warning, is the member absent: bindings omit nulls when they marshal
+ * (§5.2), and the verdict schema types these members as nullable. The
+ * verdict handed on has them removed, so aggregation, warning equality
+ * (§7.3) and the record projection never see the two spellings. Members §5
+ * types as objects (approval, transform, evidence) stay refused when null.
  */
 export function validateVerdict(value: unknown): VerdictCheck {
   if (!isPlainObject(value)) return fail('verdict is not a JSON object');
-  const v = value;
+  const v = withoutNulls(value);
   if (!(DECISIONS as readonly unknown[]).includes(v.decision)) {
     return fail('decision is absent or not allow|deny|transform');
   }
@@ -67,6 +74,29 @@ export function validateVerdict(value: unknown): VerdictCheck {
     }
   }
   return { ok: true, verdict: v as unknown as Verdict };
+}
+
+const NULLABLE = ['reason', 'message', 'warnings', 'result_labels'] as const;
+const NULLABLE_IN_WARNING = ['reason', 'message'] as const;
+
+/** The same verdict with its null optional members dropped; the input itself when it has none. */
+function withoutNulls(v: Record<string, unknown>): Record<string, unknown> {
+  const warnings = Array.isArray(v.warnings) ? v.warnings : null;
+  const nullInWarning = warnings?.some(
+    (w) => isPlainObject(w) && NULLABLE_IN_WARNING.some((k) => w[k] === null),
+  );
+  if (!nullInWarning && !NULLABLE.some((k) => v[k] === null)) return v;
+  const out = { ...v };
+  for (const k of NULLABLE) if (out[k] === null) delete out[k];
+  if (warnings && nullInWarning) {
+    out.warnings = warnings.map((w) => {
+      if (!isPlainObject(w)) return w;
+      const kept = { ...w };
+      for (const k of NULLABLE_IN_WARNING) if (kept[k] === null) delete kept[k];
+      return kept;
+    });
+  }
+  return out;
 }
 
 function fail(message: string): VerdictCheck {

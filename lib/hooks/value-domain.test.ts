@@ -41,6 +41,30 @@ describe('checkValueDomain (§4.4, §12.3)', () => {
     expect(rejection({ 'odd key': { x: Number.NaN } })).toContain('$["odd key"].x');
   });
 
+  it('refuses in-process numbers iff non-finite or 2^53 ≤ |x| < 1e21 (§10.2, ECMA-262)', () => {
+    for (const x of [2 ** 53, -(2 ** 53), 1e16, 1e20, 999999999999999900000]) {
+      expect(rejection({ x })).toContain('integer exceeds 2^53; string-encode 64-bit identifiers');
+    }
+    for (const x of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
+      expect(rejection({ x })).toContain('non-finite number');
+    }
+    for (const x of [
+      2 ** 53 - 1,
+      1e21,
+      -1e21,
+      9.999999999999997e22,
+      Number.MAX_VALUE,
+      -0,
+      5e-324,
+    ]) {
+      expect(() => checkValueDomain({ x }, LIMITS)).not.toThrow();
+    }
+  });
+
+  it('accepts strings and keys containing U+0000 (§4.4)', () => {
+    expect(() => checkValueDomain({ 'a\u0000': ['\u0000', 'x\u0000y'] }, LIMITS)).not.toThrow();
+  });
+
   it('rejects lone surrogates in strings and in keys', () => {
     expect(rejection({ a: ['fine', 'bad\udbff'] })).toBe(
       'string contains a lone surrogate; send well-formed UTF-16 (§4.4) at $.a[1]',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HOST_ERRORS, validateVerdict, Verdict } from '@/lib/hooks';
+import { HOST_ERRORS, validateResolution, validateVerdict, Verdict } from '@/lib/hooks';
 import { ctxFor, hostWith, returns } from './test-helpers';
 
 const invalid = HOST_ERRORS.verdictInvalid;
@@ -72,6 +72,84 @@ describe('§5 verdict validation', () => {
     expect(result.verdict.decision).toBe('deny');
     expect(result.verdict.reason).toBe(invalid);
     expect(result.record.decided_by).toBe(0);
+  });
+});
+
+describe('§5 null optional members are absent (§5.2: bindings omit nulls)', () => {
+  it.each([
+    [{ decision: 'allow', reason: null }, { decision: 'allow' }],
+    [
+      { decision: 'deny', reason: 'r', message: null },
+      { decision: 'deny', reason: 'r' },
+    ],
+    [{ decision: 'allow', warnings: null, result_labels: null }, { decision: 'allow' }],
+    [
+      { decision: 'allow', warnings: [{ reason: 'x', message: null }, { reason: null }] },
+      { decision: 'allow', warnings: [{ reason: 'x' }, {}] },
+    ],
+    [
+      { decision: 'deny', approval: {}, evidence: { artefact: null } },
+      { decision: 'deny', approval: {}, evidence: { artefact: null } },
+    ],
+  ])('accepts %j as %j', (value, absent) => {
+    expect(validateVerdict(value)).toEqual({ ok: true, verdict: absent });
+  });
+
+  it.each([
+    ['evidence', { decision: 'allow', evidence: null }],
+    ['approval', { decision: 'deny', approval: null }],
+    ['transform', { decision: 'allow', transform: null }],
+    ['decision', { decision: null }],
+  ])('still refuses a null %s, which §5 types as an object or a value', (_, value) => {
+    expect(validateVerdict(value)).toMatchObject({ ok: false, reason: invalid });
+  });
+
+  it('an interceptor returning nulls is allowed or denied as if they were absent', async () => {
+    const allowed = await hostWith([
+      returns({ decision: 'allow', reason: null, message: null, warnings: null }),
+    ]).evaluate(ctxFor('input'));
+    expect(allowed.proceed).toBe(true);
+    expect(allowed.record.verdict).toEqual({ decision: 'allow' });
+    const denied = await hostWith([
+      returns({ decision: 'deny', reason: 'no', message: null, result_labels: null }),
+    ]).evaluate(ctxFor('input'));
+    expect(denied.proceed).toBe(false);
+    expect(denied.record.verdict).toEqual({ decision: 'deny', reason: 'no' });
+  });
+
+  it('§7.3 a warning with a null message equals the same warning without one', async () => {
+    const result = await hostWith(
+      [
+        returns({ decision: 'allow', warnings: [{ reason: 'x', message: null }] }),
+        returns({ decision: 'allow', warnings: [{ reason: 'x' }] }),
+      ],
+      { composition: { profile: 'sequential/run_all' } },
+    ).evaluate(ctxFor('input'));
+    expect(result.record.verdict.warnings).toEqual([{ reason: 'x' }]);
+  });
+});
+
+describe('§9 null optional members of a resolution are absent', () => {
+  const id = 'sha256:abc';
+  it('an unresolved resolution with a null verdict is unresolved, not malformed', () => {
+    expect(
+      validateResolution({ outcome: 'unresolved', context_identity: id, verdict: null }, id),
+    ).toEqual({ ok: true, outcome: 'unresolved' });
+  });
+
+  it('an approve whose verdict carries nulls substitutes the verdict without them', () => {
+    const verdict = { decision: 'allow', reason: 'ok', message: null, warnings: null };
+    expect(validateResolution({ outcome: 'approve', context_identity: id, verdict }, id)).toEqual({
+      ok: true,
+      outcome: 'approve',
+      verdict: { decision: 'allow', reason: 'ok' },
+    });
+  });
+
+  it('an approve with a null verdict still has no verdict (§9 step 2)', () => {
+    expect(
+      validateResolution({ outcome: 'approve', context_identity: id, verdict: null }, id),
+    ).toMatchObject({ ok: false, reason: HOST_ERRORS.approvalResolverFailed });
   });
 });
 

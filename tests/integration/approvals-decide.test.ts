@@ -71,6 +71,27 @@ describe('decideTicket (exactly once, identity echo, §9-valid resolutions)', ()
     expect(validateResolution(answer.body, ticket.identity).ok).toBe(true);
   });
 
+  it('an edit value or a rejection reason holding U+0000 is 422 nul_character, nothing decided', async () => {
+    const base = { ticketId: ticket.id, actor: human(), contextIdentity: ticket.identity };
+    const edit = await refusal(
+      decideTicket({
+        ...base,
+        outcome: 'approve',
+        edit: { path: '$target.amount', value: 'a\u0000b' },
+      }),
+    );
+    expect([edit.code, edit.status]).toEqual(['nul_character', 422]);
+    expect(edit.message).toContain('$.verdict.transform.value');
+    const reject = await refusal(
+      decideTicket({ ...base, outcome: 'reject', reason: 'no\u0000pe' }),
+    );
+    expect(reject.code).toBe('nul_character');
+    const prisma = await testDb();
+    expect(
+      await prisma.approvalTicket.findUniqueOrThrow({ where: { id: ticket.id } }),
+    ).toMatchObject({ status: 'pending' });
+  });
+
   it('approve with edit releases a transform of the target; the edit is validated', async () => {
     const base = {
       ticketId: ticket.id,

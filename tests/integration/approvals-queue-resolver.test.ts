@@ -118,6 +118,45 @@ describe('QueueResolver: in-process emissions of the built-in host', () => {
     expect(JSON.stringify(records.map((r) => r.record))).not.toContain('DE-SECRET-1');
   });
 
+  it("a reject: the reviewer's deny is what the host enforces and what the stored record shows (§9, issue 10)", async () => {
+    const running = run();
+    const t = await pending();
+    await decideTicket({
+      ticketId: t.id,
+      actor: { kind: 'human', userId: reviewer.id },
+      outcome: 'reject',
+      contextIdentity: t.contextIdentity,
+      reason: 'Supplier not verified',
+    });
+    const { outcome, received } = await running;
+    expect(received).toEqual([]);
+    expect(outcome).toMatchObject({ status: 'blocked', reason: 'approval_rejected' });
+    if (outcome.status !== 'blocked') throw new Error('not blocked');
+    expect(outcome.pre.verdict).toEqual({
+      decision: 'deny',
+      reason: 'approval_rejected',
+      message: 'Supplier not verified',
+    });
+
+    await closeInProcessRecordSinks();
+    const stored = await (await testDb()).interceptionRecord.findFirst({
+      where: { sessionId: t.sessionId, interceptionPoint: 'pre_tool_call' },
+    });
+    expect(stored).toMatchObject({
+      decision: 'deny',
+      reason: 'approval_rejected',
+      resolvedBy: 'rejection',
+      decidedBy: 0,
+      hostError: false,
+      ticketId: t.id,
+    });
+    expect((stored?.record as { verdict?: unknown } | undefined)?.verdict).toEqual({
+      decision: 'deny',
+      reason: 'approval_rejected',
+      message: 'Supplier not verified',
+    });
+  });
+
   it('an expired ticket resolves unresolved: the host enforces host_error:approval_unresolved', async () => {
     const { outcome, received } = await run(1_000);
     expect(outcome).toMatchObject({ status: 'blocked', reason: 'host_error:approval_unresolved' });

@@ -241,6 +241,10 @@ describe('audit search', () => {
       { from: 'yesterday' },
       { from: '2026-11-30T13:00Z', to: '2026-11-30T12:00Z' },
       { fold: 'sometimes' },
+      // PostgreSQL text cannot hold U+0000: a query for it is refused, not a 500 (issue 10 item 12).
+      { session: 'a\u0000b' },
+      { agent: '\u0000' },
+      { reason: 'host_error:\u0000' },
     ]) {
       const err = (() => {
         try {

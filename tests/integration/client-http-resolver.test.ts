@@ -1,11 +1,21 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { HttpApprovalResolver, type HttpApprovalResolverOptions } from '@/lib/client';
-import { type AgentContext, createHost, Verdict } from '@/lib/hooks';
+import {
+  ApprovalClientError,
+  HttpApprovalResolver,
+  type HttpApprovalResolverOptions,
+} from '@/lib/client';
+import { type AgentContext, type ApprovalRequest, createHost, Verdict } from '@/lib/hooks';
 import { decideTicket } from '@/lib/server/approvals/decide';
 import { configureTicketEvents } from '@/lib/server/approvals/events';
 import { stopApprovalsRuntime } from '@/lib/server/approvals/runtime';
 import { closeDb } from '@/lib/server/db';
-import { ApprovalsApp, hostWithKey, userWith } from './approvals-fixtures';
+import {
+  ApprovalsApp,
+  approvalRequest,
+  hostWithKey,
+  transferContext,
+  userWith,
+} from './approvals-fixtures';
 import { closeTestDb, testDb, truncateAll } from './helpers/db';
 import { testRedis } from './helpers/redis';
 
@@ -43,7 +53,11 @@ describe('HttpApprovalResolver against the running approval routes', () => {
     await closeTestDb();
   });
 
-  async function transfer(options: Partial<HttpApprovalResolverOptions>, amount = 25_000) {
+  async function transfer(
+    options: Partial<HttpApprovalResolverOptions>,
+    amount = 25_000,
+    to = 'ACME',
+  ) {
     const received: number[] = [];
     const engine = createHost({
       agent: { id: 'billing-bot', framework: 'demo' },
@@ -58,7 +72,7 @@ describe('HttpApprovalResolver against the running approval routes', () => {
       resolverTimeoutMs: 60_000,
     });
     const session = engine.session();
-    const call = { id: 'call-1', name: 'wire_transfer', args: { to: 'ACME', amount } };
+    const call = { id: 'call-1', name: 'wire_transfer', args: { to, amount } };
     await session.start({ tools_registered: ['wire_transfer'] });
     await session.input('pay ACME', 'user');
     await session.callModel(
@@ -100,7 +114,7 @@ describe('HttpApprovalResolver against the running approval routes', () => {
     expect(received).toEqual([9_000]);
   });
 
-  it('a rejection leaves the deny standing; the tool never runs', async () => {
+  it("a rejection makes the reviewer's deny the combined verdict; the tool never runs", async () => {
     const running = transfer({});
     const t = await pendingTicket();
     await decideTicket({
@@ -111,7 +125,8 @@ describe('HttpApprovalResolver against the running approval routes', () => {
       contextIdentity: t.contextIdentity,
     });
     const { outcome, received } = await running;
-    expect(outcome).toMatchObject({ status: 'blocked', reason: 'amount_over_threshold' });
+    // §9 reject: the resolver's deny (approval_rejected, the reviewer's words) is enforced.
+    expect(outcome).toMatchObject({ status: 'blocked', reason: 'approval_rejected' });
     expect(received).toEqual([]);
   });
 
@@ -179,5 +194,33 @@ describe('HttpApprovalResolver against the running approval routes', () => {
     const { outcome, received } = await running;
     expect(outcome.status).toBe('completed');
     expect(received).toEqual([25_000]);
+  });
+
+  it('a 4xx on the request is final: one POST, the server code surfaces, the host denies (§9)', async () => {
+    const posts: number[] = [];
+    const counting: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      if (init?.method === 'POST') posts.push(res.status);
+      return res;
+    };
+    // U+0000 is in the value domain (the engine hashes it), but the store cannot
+    // hold it: 422 nul_character. Before issue 10 it was a 500, retried 4 times.
+    const { outcome, received } = await transfer({ fetch: counting }, 25_000, 'AC\u0000ME');
+    expect(outcome).toMatchObject({
+      status: 'blocked',
+      reason: 'host_error:approval_resolver_failed',
+    });
+    expect(received).toEqual([]);
+    expect(posts).toEqual([422]);
+    expect(await (await testDb()).approvalTicket.count()).toBe(0);
+
+    const request = approvalRequest(transferContext({ to: 'AC\u0000ME' }));
+    const resolve = HttpApprovalResolver({ baseUrl, apiKey: host.key });
+    const failure = await Promise.resolve()
+      .then(() => resolve(request as ApprovalRequest, new AbortController().signal))
+      .catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(ApprovalClientError);
+    expect(failure).toMatchObject({ code: 'nul_character', status: 422 });
+    expect((failure as Error).message).toContain('$.context.tool_call.args.to');
   });
 });

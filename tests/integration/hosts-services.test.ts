@@ -53,7 +53,7 @@ describe('host and API key services', () => {
         description: 'Pays invoices',
         defaultTimeoutMs: '15m',
         maxTimeoutMs: '2h 30m',
-        redactionPaths: '$target.args.password\n\n$target["api key"]\n$target.args.password\n',
+        redactionPaths: '$target.args.password\n\n$target["api-key"]\n$target.args.password\n',
       },
       adminId,
     );
@@ -62,7 +62,7 @@ describe('host and API key services', () => {
       name: 'billing-agent',
       defaultTimeoutMs: 15 * 60_000,
       maxTimeoutMs: 150 * 60_000,
-      redactionPaths: ['$target.args.password', '$target["api key"]'],
+      redactionPaths: ['$target.args.password', '$target.api-key'],
       builtIn: false,
       archived: false,
     });
@@ -76,7 +76,8 @@ describe('host and API key services', () => {
     for (const [paths, pattern] of [
       ['$target.ok\n$policy.x', /Line 2 \(\$policy\.x\).*\$target/],
       ['$target.ok\n\n$target..x', /Line 3 \(\$target\.\.x\)/],
-      ['$target[01]', /Line 1/],
+      // path-grammar.abnf: no escapes, so a key with a space cannot be addressed.
+      ['$target["api key"]', /Line 1 .*offset 12.*U\+0020/],
       ['$policy_target.x', /Line 1.*deprecated/],
     ] as const) {
       const err = await refusal(updateHost(host.id, { redactionPaths: paths }, adminId));

@@ -162,7 +162,8 @@ describe('inbox read queries', () => {
     const t = await prisma.approvalTicket.create({
       data: {
         ...ticket(hostA, 1, {
-          redactedPaths: ['$target.password', '$target["api key"]'],
+          // §5.2 (path-grammar.abnf): bracket members hold member-name characters only.
+          redactedPaths: ['$target.password', '$target["api-key"]'],
           sequence: 4,
         }),
         context: {
@@ -176,8 +177,8 @@ describe('inbox read queries', () => {
     expect(pending?.redactedContextPaths).toEqual([
       'target.password',
       'tool_call.args.password',
-      'target["api key"]',
-      'tool_call.args["api key"]',
+      'target.api-key',
+      'tool_call.args.api-key',
     ]);
     expect(pending?.fold).toBeNull();
 

@@ -108,4 +108,34 @@ describe('HttpRecordSink → POST /api/v1/records', () => {
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ targetId: host.id, details: { droppedTotal: 1 } });
   });
+
+  it('drops exactly a record the store cannot hold (U+0000) and reports it; the records after it arrive', async () => {
+    const refused: { record: InterceptionRecord; code: string; path?: string }[] = [];
+    const sink = new HttpRecordSink({
+      baseUrl,
+      apiKey: host.key,
+      onRefused: (record, refusal) => refused.push({ record, ...refusal }),
+    });
+    const poisoned = makeRecord('z', 1, {
+      verdict: { decision: 'deny', reason: 'x', message: 'a\u0000b' },
+    }) as unknown as InterceptionRecord;
+    sink.push(makeRecord('z', 0) as unknown as InterceptionRecord);
+    sink.push(poisoned);
+    sink.push(makeRecord('z', 2) as unknown as InterceptionRecord);
+    // Before issue 10 the store answered 500 and the sink retried this batch forever.
+    expect(await sink.flush(5_000)).toBe(true);
+    sink.push(makeRecord('z', 3) as unknown as InterceptionRecord);
+    const stats = await sink.close();
+    expect(stats).toMatchObject({ sent: 3, dropped: 1, droppedByReason: { records_invalid: 1 } });
+    expect(refused).toEqual([
+      expect.objectContaining({
+        record: poisoned,
+        code: 'nul_character',
+        path: '$.verdict.message',
+      }),
+    ]);
+    const prisma = await testDb();
+    const rows = await prisma.interceptionRecord.findMany({ orderBy: { sequence: 'asc' } });
+    expect(rows.map((r) => r.sequence)).toEqual([0, 2, 3]);
+  });
 });

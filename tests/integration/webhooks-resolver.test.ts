@@ -152,6 +152,11 @@ describe('resolver webhook (issue 6, §9)', () => {
       decidedByKind: 'resolver',
       note: 'Over the daily limit.',
     });
+    // §9: the host enforces the resolver's own deny, reason code and message.
+    expect(state.resolution).toMatchObject({
+      outcome: 'reject',
+      verdict: { decision: 'deny', reason: 'policy:limit', message: 'Over the daily limit.' },
+    });
   });
 
   it.each([

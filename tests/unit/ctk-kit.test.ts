@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { ctkJcsSha256 } from '@/conformance/jcs-identity';
 import { deepEqual, resolvePath } from '@/conformance/json-path';
 import { CONFORMANCE_DIR, validateVector } from '@/conformance/load';
+import { SCHEMA_BASE } from '@/spec';
 import { referenceHarness } from '@/conformance/reference-harness';
 import { runVector } from '@/conformance/runner';
 import {
@@ -49,6 +50,11 @@ describe('scripted seams (FORMAT.md)', () => {
     expect(out.tool_call.args).toEqual({ key: '[redacted]', q: 'x' });
     // The redactor is pure: the host's context is untouched.
     expect(ctx.target.key).toBe('sk-1');
+  });
+
+  it('the redactor refuses a path outside the §5.2 grammar instead of skipping it', () => {
+    expect(() => scriptedRedactor(['$target["with space"]'])).toThrow(/redact_for_approval/);
+    expect(scriptedRedactor(['$target.order-id'])).toBeTypeOf('function');
   });
 
   it('mutate overwrites the received object in place and still allows (§7 probe)', () => {
@@ -129,8 +135,12 @@ describe('vectors.schema.json accepts exactly the public format', () => {
   it.skipIf(!existsSync(PUBLIC_SCHEMA))(
     "has the public schema's keywords, descriptions aside",
     () => {
+      // The project's schemas carry ids of their own (item 11); the content must match.
       const ours = JSON.parse(
-        readFileSync(path.join(CONFORMANCE_DIR, 'vectors.schema.json'), 'utf8'),
+        readFileSync(path.join(CONFORMANCE_DIR, 'vectors.schema.json'), 'utf8').replaceAll(
+          SCHEMA_BASE,
+          'https://responsibleai.github.io/agent-hooks/schema/v0.1/',
+        ),
       );
       const theirs = JSON.parse(readFileSync(PUBLIC_SCHEMA, 'utf8'));
       expect(withoutDescriptions(ours)).toEqual(withoutDescriptions(theirs));

@@ -295,3 +295,114 @@ describe('ctk runner (§13.2)', () => {
     expect(doc.results[1].failures).toContain('run_outcome: expected blocked, got completed');
   });
 });
+
+describe('ctk --golden FILE: the public fixtures format as well as the project’s (§10.2, §13.2)', () => {
+  const ROOT = path.resolve(CONFORMANCE_DIR, '..');
+  const head =
+    '"spec":"agent-hooks/0.1","interception_point":"pre_tool_call","timestamp":"2026-06-19T14:03:11.123Z",' +
+    '"sequence":40,"agent":{"id":"agent-1","framework":"langchain"},"session":{"id":"sess-1"}';
+  // Written as text: the number tokens' lexical forms (1.0, 9007199254740993.0) must reach the
+  // host's JSON-text funnel, which JSON.parse of the whole file would erase. Expected identities
+  // are the ones derived by hand for conformance/golden/identity.json.
+  const publicFixtures = `{"fixtures": [
+    {"id": "pub-lexical-forms", "note": "1, 1.0, -0.0, 1e+21, 1e-07", "ctx": %A%,
+     "expect": {"context_identity": "sha256:2c2dd97cb6f879e8772e6d518a5f5861c670ec422c7d23c9b4939eb53521d984"}},
+    {"id": "pub-float-token-beyond-2^53", "note": "fraction/exponent tokens are in the domain", "ctx": %D%,
+     "expect": {"context_identity": "sha256:733a14f5149dc9d228971fbddad2699c3f855fe3626a0953669c786f01f24562"}},
+    {"id": "pub-integer-token-beyond-2^53", "note": "refused on the token",
+     "ctx": {${head},"tool_call":{"id":"c","name":"n","args":{"id":9007199254740993}},"target":{"id":9007199254740993}},
+     "expect": {"error": "host_error:context_invalid"}},
+    {"id": "pub-missing-conditional", "ctx": {${head},"target":{}}, "expect": {"error": "context_invalid"}}
+  ]}`
+    .replace(
+      '%A%',
+      '{"spec":"agent-hooks/0.1","interception_point":"pre_tool_call","timestamp":"2026-06-19T14:03:11.123Z","sequence":30,"agent":{"id":"agent-1","framework":"langchain"},"session":{"id":"sess-1"},"tool_call":{"id":"call_30","name":"calc","args":{"int":1,"one_point_zero":1.0,"neg_zero":-0.0,"e21":1e+21,"tiny":1e-07,"pi":3.141592653589793}},"target":{"int":1,"one_point_zero":1.0,"neg_zero":-0.0,"e21":1e+21,"tiny":1e-07,"pi":3.141592653589793}}',
+    )
+    .replace(
+      '%D%',
+      '{"spec":"agent-hooks/0.1","interception_point":"pre_tool_call","timestamp":"2026-06-19T14:03:11.123Z","sequence":33,"agent":{"id":"agent-1","framework":"langchain"},"session":{"id":"sess-1"},"tool_call":{"id":"call_33","name":"calc","args":{"exp":1e16,"neg_exp":-2.5E17,"frac":9007199254740993.0}},"target":{"exp":1e16,"neg_exp":-2.5E17,"frac":9007199254740993.0}}',
+    );
+
+  function fixtureFile(text: string): string {
+    const file = path.join(tempDir(), 'fixtures.json');
+    writeFileSync(file, text);
+    return file;
+  }
+
+  function oneVectorDir(): string {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'AH-CTK-001-basic.json'), readFileSync(vectorFile('AH-CTK-001')));
+    return dir;
+  }
+
+  it('runs a public-format fixture file through the real bin: every fixture passes', () => {
+    const res = spawnSync(
+      'node',
+      [
+        path.join(ROOT, 'bin', 'agent-hooks.mjs'),
+        'ctk',
+        '--json',
+        '--vectors',
+        oneVectorDir(),
+        '--golden',
+        fixtureFile(publicFixtures),
+      ],
+      { cwd: tmpdir(), encoding: 'utf8' },
+    );
+    expect(res.stderr).toBe('');
+    expect(res.status).toBe(0);
+    const doc = JSON.parse(res.stdout) as { results: { id: string; status: string }[] };
+    expect(doc.results.filter((r) => r.id.startsWith('golden/'))).toEqual([
+      expect.objectContaining({ id: 'golden/pub-lexical-forms', status: 'pass' }),
+      expect.objectContaining({ id: 'golden/pub-float-token-beyond-2^53', status: 'pass' }),
+      expect.objectContaining({ id: 'golden/pub-integer-token-beyond-2^53', status: 'pass' }),
+      expect.objectContaining({ id: 'golden/pub-missing-conditional', status: 'pass' }),
+    ]);
+  });
+
+  it('fails a public fixture whose identity or refusal the host does not produce', () => {
+    const wrong = publicFixtures
+      .replace('2c2dd97cb6f879e8772e6d518a5f5861c670ec422c7d23c9b4939eb53521d984', '0'.repeat(64))
+      .replace('"error": "context_invalid"', '"error": "host_error:transform_invalid"');
+    const results = runGolden(fixtureFile(wrong), referenceHarness);
+    expect(results.map((r) => r.status)).toEqual(['fail', 'pass', 'pass', 'fail']);
+    expect(results[0].failures[0]).toMatch(
+      /^context_identity expected sha256:0{64}, got sha256:2c2d/,
+    );
+    expect(results[3].failures[0]).toContain('expected host_error:transform_invalid');
+  });
+
+  it('refuses a file in neither format, or a malformed fixture, with a stable code and exit 2', async () => {
+    const bad: [string, RegExp][] = [
+      ['{"vectors": []}', /neither the public fixtures format .* nor the project/],
+      ['[1, 2]', /neither the public fixtures format/],
+      ['not json', /not JSON/],
+      ['{"fixtures": []}', /no fixtures/],
+      ['{"fixtures": [{"id": "x", "ctx": {}}]}', /fixtures\[0\] \(x\): expect must be/],
+      [
+        '{"fixtures": [{"id": "x", "ctx": {}, "expect": {"context_identity": "sha256:00"}}]}',
+        /fixtures\[0\] \(x\): expect.context_identity must be sha256:/,
+      ],
+      ['{"fixtures": [{"ctx": {}, "expect": {"error": "e"}}]}', /fixtures\[0\]: id must be/],
+      [
+        '{"fixtures": [{"id": "x", "expect": {"error": "e"}}, {"id": "x", "ctx": 1, "expect": {"error": "e"}}]}',
+        /fixtures\[0\] \(x\): ctx is missing/,
+      ],
+      [
+        '{"cases": [{"name": "n", "covers": "c", "context": {}}]}',
+        /cases\[0\] \(n\): needs context_identity or expect_error/,
+      ],
+    ];
+    for (const [text, message] of bad) {
+      const { io, err } = capture();
+      expect(await ctk(['--vectors', oneVectorDir(), '--golden', fixtureFile(text)], io)).toBe(2);
+      const error = JSON.parse(err.join('').trim().split('\n').pop() as string).error;
+      expect(error.code).toBe('ctk_usage');
+      expect(error.message).toMatch(message);
+    }
+    const { io, err } = capture();
+    const missing = path.join(tempDir(), 'absent.json');
+    expect(await ctk(['--vectors', oneVectorDir(), '--golden', missing], io)).toBe(2);
+    expect(err.join('')).toContain('no golden fixtures file at');
+  });
+});

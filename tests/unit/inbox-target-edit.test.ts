@@ -3,6 +3,7 @@ import {
   formatTargetPath,
   leafPaths,
   lineDiff,
+  locationLabel,
   setAt,
   touchesRedacted,
 } from '@/app/components/approvals/target-edit';
@@ -10,17 +11,41 @@ import { parseTransformPath } from '@/lib/hooks';
 
 describe('approve-with-edit helpers', () => {
   it('lists every leaf as a §5.2 path the engine parses back to the same segments', () => {
-    const target = { to: 'a@b.c', 'api key': 'x', items: [{ n: 1 }, []], empty: {} };
-    const paths = leafPaths(target).map((s) => formatTargetPath(s));
+    const target = {
+      to: 'a@b.c',
+      'api-key': 'x',
+      '9lives': 1,
+      '0': 2,
+      items: [{ n: 1 }, []],
+      empty: {},
+    };
+    const leaves = leafPaths(target);
+    const paths = leaves.map((s) => formatTargetPath(s));
     expect(paths).toEqual([
+      '$target.0',
       '$target.to',
-      '$target["api key"]',
+      '$target.api-key',
+      '$target.9lives',
       '$target.items[0].n',
       '$target.items[1]',
       '$target.empty',
     ]);
-    for (const p of paths) expect(parseTransformPath(p).ok).toBe(true);
+    for (const [i, p] of paths.entries()) {
+      const parsed = parseTransformPath(p as string);
+      if (!parsed.ok) throw new Error(parsed.message);
+      expect(parsed.segments.map((s) => (s.kind === 'index' ? s.index : s.name))).toEqual(
+        leaves[i],
+      );
+    }
     expect(leafPaths('scalar')).toEqual([[]]);
+  });
+
+  it('a key outside the §5.2 member names has no path: null, never an invalid path', () => {
+    const target = { 'api key': 'x', 'a.b': { c: 1 }, é: 2, '': 3, ok: 4 };
+    const paths = leafPaths(target).map((s) => formatTargetPath(s));
+    expect(paths).toEqual([null, null, null, null, '$target.ok']);
+    expect(locationLabel(['a.b', 'c'])).toBe('$target › "a.b" › "c"');
+    expect(locationLabel(['list', 0])).toBe('$target › "list" › [0]');
   });
 
   it('sets a value at a path without touching the original', () => {
@@ -32,11 +57,13 @@ describe('approve-with-edit helpers', () => {
   });
 
   it('knows when an edit would write into or over a redacted value', () => {
-    const redacted = ['$target.password', '$target.auth["api key"]'];
+    const redacted = ['$target.password', '$target.auth.api-key'];
     expect(touchesRedacted('$target', redacted)).toBe(true);
     expect(touchesRedacted('$target.password', redacted)).toBe(true);
     expect(touchesRedacted('$target.auth', redacted)).toBe(true);
     expect(touchesRedacted('$target.password2', redacted)).toBe(false);
+    expect(touchesRedacted('$target.auth.api', redacted)).toBe(false);
+    expect(touchesRedacted('$target.auth.api-key', redacted)).toBe(true);
     expect(touchesRedacted('$target.user', redacted)).toBe(false);
   });
 

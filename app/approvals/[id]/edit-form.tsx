@@ -8,6 +8,7 @@ import {
   getAt,
   leafPaths,
   lineDiff,
+  locationLabel,
   prettyJson,
   type Segment,
   setAt,
@@ -34,7 +35,11 @@ export function EditForm({ action, hidden, target, redactedPaths, onCancel }: Pr
     () => leafPaths(target).map((segments) => ({ segments, path: formatTargetPath(segments) })),
     [target],
   );
-  const firstEditable = leaves.find((l) => !touchesRedacted(l.path, redactedPaths));
+  // A leaf under a key outside the §5.2 member names has no path (null): not editable alone.
+  const editable = (path: string | null): path is string =>
+    path !== null && !touchesRedacted(path, redactedPaths);
+  const firstEditable = leaves.find((l) => editable(l.path));
+  const unaddressable = leaves.some((l) => l.path === null);
   const [kind, setKind] = useState<'field' | 'json'>(firstEditable ? 'field' : 'json');
   const [field, setField] = useState<Draft>(() => draftFor(firstEditable?.segments ?? [], target));
   const [whole, setWhole] = useState(() => prettyJson(target));
@@ -111,12 +116,22 @@ export function EditForm({ action, hidden, target, redactedPaths, onCancel }: Pr
             className="block w-full rounded-md border border-slate-300 px-2 py-1 font-mono text-xs"
           >
             {leaves.map((l) => (
-              <option key={l.path} value={l.path} disabled={touchesRedacted(l.path, redactedPaths)}>
-                {l.path}
-                {touchesRedacted(l.path, redactedPaths) ? ' (redacted)' : ''}
+              <option
+                key={l.path ?? locationLabel(l.segments)}
+                value={l.path ?? ''}
+                disabled={!editable(l.path)}
+              >
+                {l.path ?? locationLabel(l.segments)}
+                {l.path === null ? ' (no §5.2 path)' : editable(l.path) ? '' : ' (redacted)'}
               </option>
             ))}
           </select>
+          {unaddressable && (
+            <p className="text-xs text-slate-500">
+              Fields marked “no §5.2 path” sit under a key with characters other than A-Z, a-z, 0-9,
+              _ and -; a transform cannot address them. Replace the whole target instead.
+            </p>
+          )}
           <JsonArea
             id="edit-value"
             label="New value (JSON)"
@@ -171,8 +186,11 @@ export function EditForm({ action, hidden, target, redactedPaths, onCancel }: Pr
   );
 }
 
+/** Only called for addressable segments (the root, or a leaf with a path); else the root. */
 function draftFor(segments: Segment[], target: unknown): Draft {
-  return { segments, path: formatTargetPath(segments), text: prettyJson(getAt(target, segments)) };
+  const path = formatTargetPath(segments);
+  const at = path === null ? [] : segments;
+  return { segments: at, path: path ?? '$target', text: prettyJson(getAt(target, at)) };
 }
 
 function parse(text: string): { ok: true; value: unknown } | { ok: false; error: string } {

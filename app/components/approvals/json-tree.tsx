@@ -1,10 +1,14 @@
 import type { ReactNode } from 'react';
+import { isMemberName } from '@/lib/hooks/path';
 
 /**
  * A JSON value as a collapsible tree (native <details>, no script needed).
  * Nodes under `highlight` (e.g. the target) are tinted; nodes whose path is
- * in `redacted` are marked as redacted. Paths are spelled like §5.2 paths
- * without the `$`: `target.to`, `tool_call.args["a b"]`, `messages[0]`.
+ * in `redacted` are marked as redacted. Paths are spelled like canonical
+ * §5.2 paths without the `$` (`target.to`, `messages[0]`, `target.0` for the
+ * key "0"), with the engine's member-name rule, so they compare as strings
+ * with `formatPath` output. A key outside member-name has no §5.2 path; it is
+ * shown as `["a b"]`, a spelling no redaction path can take.
  */
 export function JsonTree({
   value,
@@ -35,11 +39,9 @@ const MAX_CHILDREN = 100;
 
 type Ctx = { highlight: string[]; redacted: string[]; budget: { left: number } };
 
-const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
 function childPath(parent: string, key: string | number): string {
   if (typeof key === 'number') return `${parent}[${key}]`;
-  if (NAME.test(key)) return parent ? `${parent}.${key}` : key;
+  if (isMemberName(key)) return parent ? `${parent}.${key}` : key;
   return `${parent}[${JSON.stringify(key)}]`;
 }
 

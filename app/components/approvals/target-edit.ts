@@ -2,22 +2,33 @@
  * Pure helpers for "approve with edit", shared by the browser (preview and
  * diff) and the server. The server stays the authority: it re-parses the
  * value, checks the path against the redacted paths and validates the
- * resolution (§9) before anything is released.
+ * resolution (§9) before anything is released. Paths are spelled by the
+ * engine's one §5.2 implementation (lib/hooks/path, imported directly so the
+ * browser bundle does not pull in the whole engine).
  */
+import { formatSegments, type PathSegment } from '@/lib/hooks/path';
 
 export type Segment = string | number;
 
-const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/**
+ * The canonical §5.2 path (`$target.a[0].b-c`) for these segments, or null
+ * when a key is outside the grammar's member-name (a space, a dot,
+ * non-ASCII, ""): such a location has no §5.2 path, so it cannot be edited
+ * by a transform (the whole target can still be replaced).
+ */
+export function formatTargetPath(segments: readonly Segment[], root = '$target'): string | null {
+  const path: PathSegment[] = segments.map((s) =>
+    typeof s === 'number' ? { kind: 'index', index: s } : { kind: 'member', name: s },
+  );
+  return formatSegments(path, root);
+}
 
-/** A §5.2 path (`$target.a[0]["b c"]`) for these segments. */
-export function formatTargetPath(segments: readonly Segment[], root = '$target'): string {
-  let out = root;
-  for (const s of segments) {
-    if (typeof s === 'number') out += `[${s}]`;
-    else if (NAME.test(s)) out += `.${s}`;
-    else out += `[${JSON.stringify(s)}]`;
-  }
-  return out;
+/** A label for a location that has no §5.2 path: keys quoted, clearly not a path. */
+export function locationLabel(segments: readonly Segment[], root = '$target'): string {
+  return [
+    root,
+    ...segments.map((s) => (typeof s === 'number' ? `[${s}]` : JSON.stringify(s))),
+  ].join(' › ');
 }
 
 /** Every leaf (scalar, empty array or empty object) of `value`, with its path segments. */

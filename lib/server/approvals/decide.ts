@@ -9,6 +9,7 @@ import { expireTicket } from './expire';
 import { ensureApprovalsRuntime } from './runtime';
 import { buildResolution, type DecisionEdit, decisionVerdict } from './resolution';
 import { withResolver } from './resolver-phase';
+import { findNulCharacter, nulCharacterMessage } from '../http/nul-character';
 
 export { type DecidedBy, DecisionError, type DecisionErrorCode } from './errors';
 
@@ -27,6 +28,8 @@ export interface DecideInput {
   edit?: DecisionEdit;
   /** Required for reject: the reviewer's words, sent to the host as the deny's message. */
   reason?: string;
+  /** Reject only: the deny's reason code; `approval_rejected` when absent. */
+  reasonCode?: string | null;
 }
 
 export interface DecidedTicket {
@@ -95,9 +98,12 @@ export async function decideTicket(input: DecideInput): Promise<DecidedTicket> {
   const verdict = decisionVerdict(input.outcome, {
     edit: input.edit,
     reason: input.reason,
+    reasonCode: input.reasonCode,
     context: ticket.context as unknown as AgentContext,
     redactedPaths: ticket.redactedPaths,
   });
+  const nulAt = findNulCharacter(verdict, '$.verdict');
+  if (nulAt) throw new DecisionError('nul_character', nulCharacterMessage(nulAt));
   const resolution = buildResolution(ticket.contextIdentity, input.outcome, verdict);
   const status = input.outcome === 'approve' ? 'approved' : 'rejected';
   const now = new Date();

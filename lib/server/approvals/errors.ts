@@ -14,6 +14,8 @@ export type DecisionErrorCode =
   | 'edit_path_invalid'
   | 'value_domain'
   | 'resolution_invalid'
+  /** PostgreSQL text cannot hold U+0000: an edit or reason carrying one cannot be stored. */
+  | 'nul_character'
   | 'forbidden'
   /** Issue 6: the host's automated resolver holds the ticket; reviewers wait. */
   | 'with_resolver';
@@ -28,6 +30,7 @@ const STATUS: Record<DecisionErrorCode, number> = {
   edit_path_invalid: 422,
   value_domain: 422,
   resolution_invalid: 422,
+  nul_character: 422,
   forbidden: 403,
   with_resolver: 409,
 };
@@ -71,7 +74,9 @@ export type IntakeErrorCode =
   | 'request_id_invalid'
   | 'payload_too_large'
   | 'identity_mismatch'
-  | 'redaction_required';
+  | 'redaction_required'
+  /** The host's stored redaction paths no longer parse (§5.2): fail closed until re-saved. */
+  | 'redaction_paths_invalid';
 
 export class IntakeError extends Error {
   readonly status: number;
@@ -84,7 +89,9 @@ export class IntakeError extends Error {
     super(message);
     this.name = 'IntakeError';
     this.status =
-      code === 'identity_mismatch' || code === 'redaction_required'
+      code === 'identity_mismatch' ||
+      code === 'redaction_required' ||
+      code === 'redaction_paths_invalid'
         ? 422
         : code === 'payload_too_large'
           ? 413

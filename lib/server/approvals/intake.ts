@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { parseJsonText, ValueDomainError } from '@/lib/hooks';
 import type { Prisma } from '@/lib/generated/prisma/client';
 import { db } from '../db';
+import { assertNoNulCharacter } from '../http/nul-character';
 import { approvalExpireDedupeKey } from '../jobs/approval-expire';
 import { nudgeRelay, validateOutboxInput } from '../queue/outbox';
 import { ticketFanoutDedupeKey } from '../webhooks/enqueue-fanout';
@@ -48,7 +49,8 @@ export function parseApprovalText(text: string): unknown {
  * redact with the host's paths and bind the identity (redact-request.ts),
  * then write the ticket, its expiry job and its fan-out job in one
  * transaction. The same host + identity again returns the existing ticket
- * (`created: false`), whatever its state. Throws IntakeError; a refused request stores nothing.
+ * (`created: false`), whatever its state. Throws IntakeError (or ApiError
+ * `nul_character`, 422); a refused request stores nothing.
  */
 export async function createApprovalTicket(
   hostId: string,
@@ -86,6 +88,19 @@ export async function createApprovalTicket(
     req.contextIdentity,
     req.identityProvider,
   );
+  // What is written below, under the request's own member names: the stored
+  // (redacted) context, not the posted one — a NUL under a redaction path
+  // never reaches the database. 422 nul_character; nothing stored.
+  assertNoNulCharacter({
+    context_identity: req.contextIdentity,
+    identity_provider: req.identityProvider,
+    verdict: req.verdict,
+    context: bound.context,
+    deny_set: req.denySet ?? null,
+    session: req.sessionLabel ?? null,
+    agent: req.agentLabel ?? null,
+    request_id: req.requestId ?? null,
+  });
 
   const ctx = bound.context;
   const toolCall = (ctx as { tool_call?: { name?: unknown } }).tool_call;

@@ -37,20 +37,34 @@ export interface BoundContext {
  * recomputing the identity would break the host's echo check. Identity-less
  * requests (null) bind nothing, so they are redacted and stored.
  *
+ * The host's paths were checked against the §5.2 grammar when saved; one
+ * that no longer parses (saved under an older grammar) makes `redactPaths`
+ * throw: the request is refused with 422 `redaction_paths_invalid` and nothing
+ * is stored until an admin re-saves the paths.
+ *
  * For `jcs-sha256` the identity is recomputed over the stored context and
  * must equal the claim (422 `identity_mismatch`). Host-defined providers
  * cannot be recomputed here; their identity is taken as the host's word.
  */
+function hostRedactor(paths: readonly string[]): (context: AgentContext) => AgentContext {
+  try {
+    return redactPaths(paths, { namespace: SERVER_NAMESPACE, replacement: REDACTED });
+  } catch (error) {
+    throw new IntakeError(
+      'redaction_paths_invalid',
+      `This host's redaction paths do not follow §5.2 (${(error as Error).message}); an admin must re-save them on the host's page. Nothing was stored.`,
+      { paths },
+    );
+  }
+}
+
 export function bindContext(
   context: AgentContext,
   paths: readonly string[],
   identity: string | null,
   provider: string | null,
 ): BoundContext {
-  const stored =
-    paths.length > 0
-      ? redactPaths(paths, { namespace: SERVER_NAMESPACE, replacement: REDACTED })(context)
-      : context;
+  const stored = paths.length > 0 ? hostRedactor(paths)(context) : context;
   const changed =
     stored !== context && canonicalJson(stored.target) !== canonicalJson(context.target);
   if (changed && identity !== null) {
@@ -80,7 +94,13 @@ export function bindContext(
   return { context: stored, redactedPaths: declaredRedactions(stored) };
 }
 
-/** `extensions.<ns>.redacted` arrays of §5.2 paths (§9), normalized and de-duplicated. */
+/**
+ * `extensions.<ns>.redacted` arrays of §5.2 paths (§9), normalized and
+ * de-duplicated. A declared entry outside the §5.2 grammar (e.g. the old
+ * `$target["api key"]` spelling) cannot be located, but it still says the
+ * host hid something: it is kept verbatim rather than forgotten, so the
+ * decision side can refuse edits it cannot prove clear of it (fail closed).
+ */
 function declaredRedactions(ctx: AgentContext): string[] {
   const out = new Set<string>();
   const ext = ctx.extensions;
@@ -92,7 +112,7 @@ function declaredRedactions(ctx: AgentContext): string[] {
     for (const p of list) {
       if (typeof p !== 'string') continue;
       const parsed = parseTransformPath(p);
-      if (parsed.ok) out.add(formatPath(parsed.segments));
+      out.add(parsed.ok ? formatPath(parsed.segments) : p);
     }
   }
   return [...out];

@@ -53,6 +53,18 @@ describe('decision verdicts (§5.2 edits) and released resolutions (§9)', () =>
     ).toEqual({ decision: 'transform', transform: { path: '$target.lines[0].n', value: 2 } });
   });
 
+  it('a redacted path outside the §5.2 grammar refuses every edit (fail closed)', () => {
+    expect(
+      code(() =>
+        decisionVerdict('approve', {
+          edit: { path: '$target.amount', value: 1 },
+          context,
+          redactedPaths: ['$target["api key"]'],
+        }),
+      ),
+    ).toBe('edit_touches_redacted');
+  });
+
   it('an absent edit value is null (§5.2), and a bad one is value_domain', () => {
     expect(
       decisionVerdict('approve', {
@@ -65,6 +77,41 @@ describe('decision verdicts (§5.2 edits) and released resolutions (§9)', () =>
       code(() =>
         decisionVerdict('approve', {
           edit: { path: '$target.amount', value: Number.NaN },
+          context,
+          redactedPaths: [],
+        }),
+      ),
+    ).toBe('value_domain');
+  });
+
+  it("a rejection is a stable non-host_error deny carrying the decider's words (§9, §11)", () => {
+    const reject = (o: { reason?: string; reasonCode?: string }) =>
+      decisionVerdict('reject', { ...o, context, redactedPaths: [] });
+    expect(reject({ reason: ' Supplier not verified ' })).toEqual({
+      decision: 'deny',
+      reason: 'approval_rejected',
+      message: 'Supplier not verified',
+    });
+    expect(reject({ reason: 'No.', reasonCode: 'policy:no' })).toEqual({
+      decision: 'deny',
+      reason: 'policy:no',
+      message: 'No.',
+    });
+    expect(code(() => reject({ reason: '  ' }))).toBe('reason_required');
+    expect(code(() => reject({ reason: 'x', reasonCode: ' ' }))).toBe('resolution_invalid');
+    expect(code(() => reject({ reason: 'x', reasonCode: 'host_error:context_invalid' }))).toBe(
+      'resolution_invalid',
+    );
+  });
+
+  it('an edit whose result leaves the domain where it lands is value_domain (§10.2)', () => {
+    // 125 levels pass alone; under tool_call.args.lines[0] the context is 5 deeper.
+    let deep: unknown = 1;
+    for (let i = 0; i < 125; i++) deep = [deep];
+    expect(
+      code(() =>
+        decisionVerdict('approve', {
+          edit: { path: '$target.lines[0].n', value: deep },
           context,
           redactedPaths: [],
         }),

@@ -12,7 +12,12 @@ import {
 } from '@/lib/hooks';
 import { DecisionError } from './errors';
 
-/** Reason on the deny a reviewer's rejection carries; their words go in `message`. */
+/**
+ * Reason on the deny a rejection carries when the decider picked no reason
+ * code; their words go in `message`. It is what the host enforces and what the
+ * rejected emission's record shows (§9 reject: the resolver's deny becomes the
+ * combined verdict), so it is stable and never `host_error:` (§11).
+ */
 export const REJECTED_REASON = 'approval_rejected';
 
 export type DecisionEdit = { path: string; value: unknown };
@@ -23,12 +28,19 @@ export type DecisionEdit = { path: string; value: unknown };
  */
 export function decisionVerdict(
   outcome: 'approve' | 'reject',
-  opts: { edit?: DecisionEdit; reason?: string; context: AgentContext; redactedPaths: string[] },
+  opts: {
+    edit?: DecisionEdit;
+    reason?: string;
+    /** A reason code the decider picked (e.g. an automated resolver's own deny reason). */
+    reasonCode?: string | null;
+    context: AgentContext;
+    redactedPaths: string[];
+  },
 ): Verdict {
   if (outcome === 'reject') {
     const message = opts.reason?.trim();
     if (!message) throw new DecisionError('reason_required', 'A rejection needs a reason.');
-    return { decision: 'deny', reason: REJECTED_REASON, message };
+    return { decision: 'deny', reason: rejectionReason(opts.reasonCode), message };
   }
   if (!opts.edit) return { decision: 'allow' };
   const { path, value } = opts.edit;
@@ -42,10 +54,14 @@ export function decisionVerdict(
   const canonical = formatPath(parsed.segments);
   for (const redacted of opts.redactedPaths) {
     const r = parseTransformPath(redacted);
-    if (r.ok && overlaps(parsed.segments, r.segments)) {
+    // A redacted path outside the §5.2 grammar (stored before the grammar was
+    // enforced) cannot be shown clear of any edit: fail closed.
+    if (!r.ok || overlaps(parsed.segments, r.segments)) {
       throw new DecisionError(
         'edit_touches_redacted',
-        `The edit touches the redacted path ${formatPath(r.segments)}; the reviewer never saw its value.`,
+        r.ok
+          ? `The edit touches the redacted path ${formatPath(r.segments)}; the reviewer never saw its value.`
+          : `The host redacted ${redacted}, which is not a §5.2 path, so no edit can be shown clear of it.`,
       );
     }
   }
@@ -61,7 +77,31 @@ export function decisionVerdict(
   if (!applied.ok) {
     throw new DecisionError('edit_path_invalid', `The edit cannot apply: ${applied.message}`);
   }
+  // The host refuses an edited context outside the domain as context_invalid (§10.2), e.g.
+  // a value that passes alone but nests past the depth bound where it lands: refuse it here.
+  try {
+    checkValueDomain(applied.context);
+  } catch (err) {
+    throw new DecisionError(
+      'value_domain',
+      `The edited context is not interoperable JSON: ${err instanceof Error ? err.message : 'invalid'}`,
+    );
+  }
   return { decision: 'transform', transform: { path: canonical, value: value ?? null } };
+}
+
+/** A picked code, else the default; §11 keeps `host_error:` for hosts alone. */
+function rejectionReason(code: string | null | undefined): string {
+  // §5.2: an absent member and null are the same.
+  if (code === undefined || code === null) return REJECTED_REASON;
+  const trimmed = code.trim();
+  if (!trimmed || trimmed.startsWith('host_error:')) {
+    throw new DecisionError(
+      'resolution_invalid',
+      'A rejection reason code must be non-empty and must not use the reserved host_error: prefix.',
+    );
+  }
+  return trimmed;
 }
 
 /** One path is a prefix of the other: editing either reads or rewrites redacted content. */

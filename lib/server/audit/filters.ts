@@ -49,7 +49,13 @@ export const FILTER_PARAMS = [
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const text = (max: number) => z.string().trim().max(max);
+// PostgreSQL text cannot hold U+0000; a filter carrying one could match nothing and would fail in the query.
+const text = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .refine((v) => !v.includes('\u0000'), 'must not contain U+0000');
 const optionalEnum = <T extends readonly [string, ...string[]]>(values: T) =>
   z.union([z.literal(''), z.enum(values)]).optional();
 

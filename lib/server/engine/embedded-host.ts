@@ -1,5 +1,11 @@
 import 'server-only';
-import { createHost, type Host, type HostOptions, redactPaths } from '@/lib/hooks';
+import {
+  type ApprovalRedactor,
+  createHost,
+  type Host,
+  type HostOptions,
+  redactPaths,
+} from '@/lib/hooks';
 import { db } from '../db';
 import { ensureBuiltInHost } from '../hosts/builtin';
 import { inProcessRecordSink } from '../records/in-process-sink';
@@ -31,7 +37,24 @@ export async function createEmbeddedHost(options: EmbeddedHostOptions): Promise<
     // Every in-process emission's record lands in the audit store (issue 7).
     sinks: [...(hostOptions.sinks ?? []), inProcessRecordSink(hostOptions.agent.id).sink],
     resolver: QueueResolver({ hostId, ticketTimeoutMs, sessionLabel, agentLabel, onTicket }),
-    redactor: settings.redactionPaths.length > 0 ? redactPaths(settings.redactionPaths) : undefined,
+    redactor: hostRedactor(settings.redactionPaths),
     resolverTimeoutMs: settings.maxTimeoutMs + RESOLVER_TIMEOUT_SLACK_MS,
   });
+}
+
+/**
+ * The built-in host's approval redactor. A stored path outside the §5.2
+ * grammar (saved under an older, looser grammar) cannot be applied: the
+ * redactor then raises on every consultation, which the engine fails closed
+ * as `host_error:approval_resolver_failed` (§9) — nothing unredacted leaves.
+ */
+function hostRedactor(paths: readonly string[]): ApprovalRedactor | undefined {
+  if (paths.length === 0) return undefined;
+  try {
+    return redactPaths(paths);
+  } catch (error) {
+    return () => {
+      throw error;
+    };
+  }
 }

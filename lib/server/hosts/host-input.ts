@@ -72,8 +72,10 @@ export function checkTimeoutOrder(defaultMs: number, maxMs: number, fields: Fiel
 /**
  * Redaction paths, one per line (or a list): each must parse as a §5.2
  * path rooted at `$target` (the deprecated `$policy_target` alias is not
- * accepted for new configuration). Blank lines are skipped, duplicates
- * dropped, and paths stored in canonical form. The error names the line.
+ * accepted for new configuration). The grammar is the engine's own
+ * (`parseTransformPath`), so a path saved here is one `redactPaths`
+ * accepts. Blank lines are skipped, duplicates dropped, and paths stored in
+ * canonical form. The error names the line, the offset and the character.
  */
 export function checkRedactionPaths(raw: unknown, fields: FieldErrors): string[] {
   const lines =
@@ -107,16 +109,25 @@ export function checkRedactionPaths(raw: unknown, fields: FieldErrors): string[]
 }
 
 /** What is wrong with a path (a message), or its canonical spelling. */
-function redactionPathProblem(path: string): string | { canonical: string } {
+export function redactionPathProblem(path: string): string | { canonical: string } {
   if (path.length > REDACTION_PATH_MAX_LENGTH) {
     return `a path has at most ${REDACTION_PATH_MAX_LENGTH} characters.`;
   }
   const parsed = parseTransformPath(path);
   if (!parsed.ok) {
-    return parsed.reason === HOST_ERRORS.transformTargetForbidden
-      ? 'a path must start with $target (e.g. $target.args.password).'
-      : `not a valid path (${parsed.message.replace(/^transform\.path /, '')}).`;
+    if (parsed.reason === HOST_ERRORS.transformTargetForbidden) {
+      return 'a path must start with $target (e.g. $target.args.password).';
+    }
+    // "transform.path is malformed at offset N: expected …, found … (§5.2 grammar)"
+    const detail = parsed.message
+      .replace(/^transform\.path (is malformed )?/, '')
+      .replace(/ \(§5\.2( grammar)?\)$/, '');
+    return `not a valid §5.2 path: ${detail}. ${MEMBER_NAME_HINT}`;
   }
   if (parsed.deprecatedRoot) return 'write $target instead of the deprecated $policy_target.';
   return { canonical: formatPath(parsed.segments) };
 }
+
+/** Why some keys cannot be listed: the §5.2 grammar has no escape for them. */
+export const MEMBER_NAME_HINT =
+  'Member names use only A-Z, a-z, 0-9, "_" and "-" (as .name or ["name"]); a key with other characters (a space, a dot, non-ASCII) cannot be addressed by a §5.2 path.';

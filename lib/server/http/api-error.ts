@@ -10,6 +10,8 @@ export const API_ERROR_CODES = {
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  /** A string or member name holds U+0000, which PostgreSQL cannot store (`nul-character.ts`). */
+  nul_character: 422,
   rate_limited: 429,
   internal: 500,
   unavailable: 503,

@@ -2,6 +2,7 @@ import 'server-only';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { db } from '@/lib/server/db';
 import { ApiError } from '@/lib/server/http/api-error';
+import { assertNoNulCharacter, nulCharacterIssue } from '@/lib/server/http/nul-character';
 import { chainHashOf } from './chain';
 import { countIngested } from './metrics';
 import {
@@ -45,6 +46,7 @@ export async function ingestRecords(
   values: unknown[],
   opts: IngestOptions = {},
 ): Promise<IngestResult> {
+  assertNoNulCharacter(opts.agentId ?? null, 'agent_id');
   const prepared = prepareAll(values, opts.parseErrors ?? []);
   if (prepared.length === 0) return { accepted: 0, duplicates: 0 };
   const { unique, duplicates } = dedupeWithinBatch(prepared);
@@ -61,14 +63,21 @@ export async function ingestRecords(
 }
 
 function prepareAll(values: unknown[], parseErrors: RecordError[]): PreparedRecord[] {
-  const errors = [...parseErrors];
+  // `nul_character` refusals also carry the `path` of the offending member.
+  const errors: (Omit<RecordError, 'code'> & { code: string; path?: string })[] = [...parseErrors];
   const failed = new Set(parseErrors.map((e) => e.index));
   const prepared: PreparedRecord[] = [];
   values.forEach((value, index) => {
     if (failed.has(index)) return;
     const checked = prepareRecord(value, index);
-    if (checked.ok) prepared.push(checked.value);
-    else errors.push(checked.error);
+    if (!checked.ok) {
+      errors.push(checked.error);
+      return;
+    }
+    // The whole record is stored (jsonb), and PostgreSQL cannot hold U+0000.
+    const nul = nulCharacterIssue(checked.value.record);
+    if (nul) errors.push({ index, ...nul });
+    else prepared.push(checked.value);
   });
   if (errors.length > 0) {
     errors.sort((a, b) => a.index - b.index);

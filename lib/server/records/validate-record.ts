@@ -1,6 +1,6 @@
 import 'server-only';
 import { createHash } from 'node:crypto';
-import { canonicalJson, HOST_ERROR_PREFIX, type InterceptionRecord } from '@/lib/hooks';
+import { canonicalJson, DECISIONS, HOST_ERROR_PREFIX, type InterceptionRecord } from '@/lib/hooks';
 import { validateAgainst } from '@/spec';
 import { MAX_COLUMN_INT, MAX_MESSAGE_BYTES } from './limits';
 
@@ -90,10 +90,12 @@ export function prepareRecord(value: unknown, index: number): Check {
   if (payload) return fail(payload.code, payload.message);
 
   const hostFailure = isHostFailure(rec);
-  const checked = validateAgainst('record', hostFailure ? { ...rec, sequence: 0 } : rec);
+  const checked = validateAgainst('record', rec);
   if (!checked.ok) {
     return fail(RECORD_ERROR_CODES.schema, checked.errors.slice(0, 3).join('; '));
   }
+  const stored = storeRuleViolation(rec, hostFailure);
+  if (stored) return fail(RECORD_ERROR_CODES.schema, stored);
   const record = rec as unknown as InterceptionRecord;
   if (record.sequence > MAX_COLUMN_INT || (record.decided_by ?? 0) > MAX_COLUMN_INT) {
     return fail(
@@ -114,6 +116,69 @@ export function prepareRecord(value: unknown, index: number): Check {
       record,
     },
   };
+}
+
+const PROJECTION_MEMBERS = new Set([
+  'decision',
+  'reason',
+  'message',
+  'warnings',
+  'approval',
+  'transform',
+  'evidence',
+  'result_labels',
+]);
+
+const stringOrNull = (v: unknown) => v === undefined || v === null || typeof v === 'string';
+const arrayOrNull = (v: unknown) => v === undefined || v === null || Array.isArray(v);
+
+/**
+ * What the store adds to the record schema, which (like the spec's) leaves
+ * the verdict projection open: the store keeps exactly the §10.3 projection
+ * members, with a decision it can index, and a session sequence ≥ 0 unless
+ * the record is a host failure. Null optional members are absent (§5.2), so
+ * a null reason or message is accepted and indexed as no reason.
+ */
+function storeRuleViolation(rec: Record<string, unknown>, hostFailure: boolean): string | null {
+  if ((rec.sequence as number) < 0 && !hostFailure) {
+    return '/sequence must be >= 0 (only a host-failure record carries -1, §10.3)';
+  }
+  const v = rec.verdict as Record<string, unknown>;
+  const extra = Object.keys(v).find((k) => !PROJECTION_MEMBERS.has(k));
+  if (extra !== undefined) {
+    return `/verdict must NOT have additional property ${JSON.stringify(extra)} (§10.3 projection)`;
+  }
+  if (!(DECISIONS as readonly unknown[]).includes(v.decision)) {
+    return '/verdict/decision must be allow, deny or transform';
+  }
+  if (!stringOrNull(v.reason) || !stringOrNull(v.message)) {
+    return '/verdict reason and message must be strings or null';
+  }
+  if (!arrayOrNull(v.result_labels) || !(v.result_labels ?? []).every(isString)) {
+    return '/verdict/result_labels must be an array of strings or null';
+  }
+  if (!arrayOrNull(v.warnings) || !(v.warnings ?? []).every(isWarning)) {
+    return '/verdict/warnings must be {reason?, message?} objects of strings or nulls';
+  }
+  if (v.evidence !== undefined && !isPlainObject(v.evidence)) {
+    return '/verdict/evidence must be an object';
+  }
+  return null;
+}
+
+const isString = (v: unknown) => typeof v === 'string';
+
+function isWarning(w: unknown): boolean {
+  if (!isPlainObject(w)) return false;
+  return (
+    Object.keys(w).every((k) => k === 'reason' || k === 'message') &&
+    stringOrNull(w.reason) &&
+    stringOrNull(w.message)
+  );
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /**
@@ -179,7 +244,8 @@ export function recordColumns(r: InterceptionRecord) {
     reason,
     resolvedBy: r.resolved_by ?? null,
     foldTruncated: r.fold_truncated ?? null,
-    decidedBy: r.decided_by,
+    // decided_by is optional in the spec's record schema; absent reads as null.
+    decidedBy: r.decided_by ?? null,
     hostError: reason?.startsWith(HOST_ERROR_PREFIX) ?? false,
     identityProvider: r.identity_provider,
     inputIdentity: r.input_identity,

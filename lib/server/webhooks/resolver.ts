@@ -4,6 +4,7 @@ import { type ApprovalRequest, validateResolution } from '@/lib/hooks';
 import { DecisionError, decideTicket } from '../approvals/decide';
 import { handOverTicket, withResolver } from '../approvals/resolver-phase';
 import { db } from '../db';
+import { findNulCharacter } from '../http/nul-character';
 import { moduleLogger } from '../logger';
 import { recordAttempt } from './attempts';
 import { postWebhook } from './http-post';
@@ -164,6 +165,14 @@ async function applyAnswer(
   if (!check.ok) return { outcome: 'invalid', reason: check.reason };
   if (check.outcome === 'unresolved') return { outcome: 'unresolved', reason: 'unresolved' };
   const v = check.verdict;
+  // U+0000 is a valid answer (§4.4) the store cannot hold: refuse it as an
+  // invalid answer (the ticket goes to the reviewers) before the write fails.
+  // The whole verdict, since a decision may store any of its members.
+  const nulAt = findNulCharacter(v, '$.verdict');
+  if (nulAt) {
+    log.warn({ ticketId, path: nulAt }, 'resolver answer holds U+0000');
+    return { outcome: 'invalid', reason: 'nul_character' };
+  }
   try {
     if (check.outcome === 'approve') {
       const edit =
@@ -184,6 +193,8 @@ async function applyAnswer(
       actor: { kind: 'resolver' },
       outcome: 'reject',
       contextIdentity: identity,
+      // §9: the resolver's deny is what the host enforces, its reason code included.
+      reasonCode: v.reason,
       reason: v.message ?? v.reason ?? 'rejected by the resolver',
     });
     return { outcome: 'rejected' };

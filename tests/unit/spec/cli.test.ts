@@ -73,9 +73,11 @@ describe('agent-hooks CLI', () => {
     const { tool_call: _, ...noToolCall } = contextAt('pre_tool_call');
     const invalid = await run(['identity'], JSON.stringify(noToolCall));
     expect(invalid.code).toBe(1);
-    expect(JSON.parse(invalid.stderr).error.message).toContain(
-      "must have required property 'tool_call'",
-    );
+    // The engine's own §4 check and message (spec/context-check.ts).
+    expect(JSON.parse(invalid.stderr).error).toEqual({
+      code: 'host_error:context_invalid',
+      message: '§4: tool_call is not an object',
+    });
     const missing = await run(['identity', join(dir, 'nope.json')]);
     expect(missing.code).toBe(1);
     expect(JSON.parse(missing.stderr).error.code).toBe('input_unreadable');
@@ -104,7 +106,7 @@ describe('agent-hooks CLI', () => {
     const result = await run(['validate', 'verdict'], JSON.stringify(big));
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain('/reason must NOT match pattern "^host_error:"');
+    expect(result.stderr).toContain('/reason must NOT start with "host_error:"');
     expect(result.stderr).toContain(
       '/evidence is 12015 bytes of RFC 8785 JSON, over the 10240-byte cap (§5.3)',
     );
