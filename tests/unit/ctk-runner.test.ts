@@ -82,9 +82,13 @@ describe('ctk runner (§13.2)', () => {
 
   it('passes every project vector on the reference harness', async () => {
     const run = await runVectorDir(DEFAULT_VECTORS_DIR, referenceHarness);
-    const failed = run.results.filter((r) => r.status !== 'pass');
-    expect(failed).toEqual([]);
-    expect(run.summary.pass).toBeGreaterThanOrEqual(80);
+    expect(run.results.filter((r) => r.status === 'fail')).toEqual([]);
+    // The only skips are vectors needing 64-bit JSON integers, which a JavaScript host cannot declare.
+    const skipped = run.results.filter((r) => r.status === 'skip');
+    expect(skipped.map((r) => r.detail)).toEqual(
+      skipped.map(() => 'harness does not declare: int64_json'),
+    );
+    expect(run.summary.pass).toBeGreaterThanOrEqual(170);
   });
 
   it('fails the vectors a host that ignores its interceptors breaks (allow-all)', async () => {
@@ -134,7 +138,8 @@ describe('ctk runner (§13.2)', () => {
 
   it('passes every project vector with the terminate posture too: posture vectors are single-valued per surface (§6.2)', async () => {
     const run = await runVectorDir(DEFAULT_VECTORS_DIR, createReferenceHarness('terminate'));
-    expect(run.results.filter((r) => r.status !== 'pass')).toEqual([]);
+    expect(run.results.filter((r) => r.status === 'fail')).toEqual([]);
+    expect(run.summary.skip).toBe(1);
   });
 
   it('fails, never crashes, on a harness that throws or hangs', async () => {
