@@ -23,6 +23,8 @@ export default defineConfig({
           name: 'unit',
           include: ['tests/unit/**/*.test.ts', 'lib/**/*.test.ts', 'conformance/**/*.test.ts'],
           testTimeout: 30_000,
+          // An in-memory PGlite initdb takes ~5 s on an idle machine, several times that under load.
+          hookTimeout: 60_000,
         },
       },
       {
