@@ -1,8 +1,9 @@
 /**
  * Next calls register() once per server process, before the first request.
  * Server code is imported behind the runtime guard, written exactly like
- * this so the edge variant of the file compiles to nothing (STACK.md): it
- * must not pull in BullMQ, nor reach process.exit.
+ * this so the edge variant of the file compiles to nothing (Turbopack also
+ * builds one, and it fails on BullMQ): it must not pull in BullMQ, nor reach
+ * process.exit.
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME === 'nodejs') {

@@ -1,7 +1,8 @@
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   // PGlite loads its WASM from its own package directory; BullMQ, pino and pg
-  // are Node-only. Keep them out of the server bundle (STACK.md).
+  // are Node-only. Keep them out of the server bundle (a webpack build
+  // breaks PGlite otherwise; harmless under Turbopack).
   serverExternalPackages: [
     '@electric-sql/pglite',
     'pglite-prisma-adapter',

@@ -7,7 +7,8 @@ import { BASE_URL, E2E_ADMIN, MOCK_OIDC, PORT } from './tests/e2e/fixtures';
 /**
  * End-to-end tests in Debian's Chromium against the production build,
  * started the way users start it (`node scripts/start.mjs`), on a fresh
- * embedded database. `localhost`, not 127.0.0.1: Auth.js cookies (STACK.md).
+ * embedded database. `localhost`, not 127.0.0.1: Auth.js builds absolute
+ * URLs with `localhost`, so cookies set for 127.0.0.1 would go missing.
  */
 
 // Workers load this file again: the directory is made once, by the runner,

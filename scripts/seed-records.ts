@@ -10,8 +10,8 @@ import {
   chainHeadsInsert,
   runTag,
   syntheticSession,
-  unnestInsert,
 } from '@/lib/server/records/bulk-rows';
+import { unnestInsert } from '@/lib/server/records/columns';
 
 const ROWS_PER_STATEMENT = 10_000;
 const PARALLEL = 2;

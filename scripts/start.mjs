@@ -20,7 +20,6 @@ const SOURCES = [
   'public',
   'proxy.ts',
   'instrumentation.ts',
-  'auth.ts',
   'next.config.js',
   'postcss.config.mjs',
   'tsconfig.json',
@@ -77,7 +76,8 @@ const port = portFromEnv();
 if (!process.argv.includes('--no-build')) ensureBuild();
 
 // Next's own SIGTERM handler exits after ~1.5 s and would cut off the
-// worker's close; lib/server/boot.ts installs ours instead (STACK.md).
+// worker's close (the job then re-runs as stalled a minute later);
+// lib/server/boot.ts installs ours instead.
 const child = spawn(process.execPath, [nextBin, 'start', '-p', String(port)], {
   cwd: root,
   stdio: 'inherit',

@@ -12,7 +12,7 @@ const log = moduleLogger('worker-process');
 async function main(): Promise<void> {
   const cfg = loadConfigOrExit();
   if (cfg.embedded) {
-    // One process per PGlite directory, always (STACK.md): a second opener
+    // One process per PGlite directory, always: a second opener
     // can corrupt it. The embedded start runs the worker inside the app.
     log.fatal(
       { code: 'worker_needs_database_url' },

@@ -6,7 +6,6 @@
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { INTERCEPTION_POINTS, type InterceptionPoint } from '../lib/hooks/vocabulary';
 import contextSchema from './schema/agent-context.schema.json' with { type: 'json' };
 import agentShutdown from './schema/agent-context/agent_shutdown.schema.json' with { type: 'json' };
 import agentStartup from './schema/agent-context/agent_startup.schema.json' with { type: 'json' };
@@ -44,16 +43,46 @@ export type ValidationResult = { ok: true } | { ok: false; errors: string[] };
 /** A JSON Schema document as loaded: every one carries an absolute `$id`. */
 export type SchemaDocument = { $id: string; [keyword: string]: unknown };
 
-const POINT_SCHEMAS: Record<InterceptionPoint, SchemaDocument> = {
-  agent_startup: agentStartup,
+/**
+ * The interception points (§3), as the spec's own interception-point schema
+ * lists them. The spec defines itself: the engine's vocabulary is checked
+ * against this list (tests/unit/spec/spec-agreement.test.ts), never the
+ * other way round.
+ */
+export const INTERCEPTION_POINTS: readonly string[] = Object.freeze([...pointSchema.enum]);
+
+/** The per-point context schemas (§4), keyed by the point each one fixes. */
+const POINT_SCHEMAS: ReadonlyMap<string, SchemaDocument> = pointSchemas([
+  agentStartup,
   input,
-  pre_model_call: preModelCall,
-  post_model_call: postModelCall,
-  pre_tool_call: preToolCall,
-  post_tool_call: postToolCall,
+  preModelCall,
+  postModelCall,
+  preToolCall,
+  postToolCall,
   output,
-  agent_shutdown: agentShutdown,
-};
+  agentShutdown,
+]);
+
+/**
+ * Keys each per-point schema by its `interception_point` const, and refuses
+ * to load when they are not exactly one per listed point: a missing one would
+ * silently validate that point's contexts against the envelope only.
+ */
+function pointSchemas(schemas: SchemaDocument[]): Map<string, SchemaDocument> {
+  const byPoint = new Map<string, SchemaDocument>();
+  for (const schema of schemas) {
+    const properties = schema.properties as { interception_point?: { const?: unknown } };
+    const point = properties?.interception_point?.const;
+    if (typeof point === 'string' && !byPoint.has(point)) byPoint.set(point, schema);
+  }
+  const listed = [...INTERCEPTION_POINTS].sort().join();
+  if ([...byPoint.keys()].sort().join() !== listed || byPoint.size !== schemas.length) {
+    throw new Error(
+      'spec/: the per-point context schemas do not match interception-point.schema.json',
+    );
+  }
+  return byPoint;
+}
 
 const KIND_SCHEMAS: Record<Exclude<SchemaKind, 'context'>, SchemaDocument> = {
   verdict: verdictSchema,
@@ -69,8 +98,8 @@ const KIND_SCHEMAS: Record<Exclude<SchemaKind, 'context'>, SchemaDocument> = {
  * Copies, so a caller cannot alter the ones validateAgainst uses.
  */
 export function loadSchemas(): SchemaDocument[] {
-  return [contextSchema, ...Object.values(POINT_SCHEMAS), ...Object.values(KIND_SCHEMAS)].map(
-    (schema) => structuredClone(schema),
+  return [contextSchema, ...POINT_SCHEMAS.values(), ...Object.values(KIND_SCHEMAS)].map((schema) =>
+    structuredClone(schema),
   );
 }
 
@@ -91,7 +120,7 @@ export function addSpecSchemas(ajv: Ajv2020): Ajv2020 {
 }
 
 /** The `$id` of the per-point context schema (§4). */
-export function contextSchemaId(point: InterceptionPoint): string {
+export function contextSchemaId(point: string): string {
   return `${SCHEMA_BASE}agent-context/${point}.schema.json`;
 }
 
@@ -144,9 +173,7 @@ export function validateAgainst(
 function schemaIdFor(kind: SchemaKind, value: unknown): string {
   if (kind !== 'context') return KIND_SCHEMAS[kind].$id;
   const point = (value as { interception_point?: unknown } | null)?.interception_point;
-  if (typeof point === 'string' && (INTERCEPTION_POINTS as readonly string[]).includes(point)) {
-    return contextSchemaId(point as InterceptionPoint);
-  }
+  if (typeof point === 'string' && POINT_SCHEMAS.has(point)) return POINT_SCHEMAS.get(point)!.$id;
   return contextSchema.$id;
 }
 

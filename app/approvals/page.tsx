@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { LiveQueue } from '@/app/components/approvals/live-queue';
 import { PageHeader } from '@/app/components/page-header';
-import { Role } from '@/lib/generated/prisma/enums';
+import { Role } from '@/lib/server/auth/roles';
 import {
   type InboxFilters,
   type InboxPage,

@@ -1,9 +1,8 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
+import { ActionsTh, LastSeen, ManageLink } from '@/app/components/admin-list';
 import { Card, PageHeader } from '@/app/components/page-header';
 import { EmptyState } from '@/app/components/states';
 import { Table, Td, Th } from '@/app/components/table';
-import { Time } from '@/app/components/time';
 import { requireArea } from '@/lib/server/auth/session';
 import { formatDuration, listHosts } from '@/lib/server/hosts';
 import { HostBadges } from './host-badges';
@@ -32,9 +31,7 @@ export default async function HostsPage() {
                 <Th>Timeouts (default / max)</Th>
                 <Th>Active keys</Th>
                 <Th>Last used</Th>
-                <Th>
-                  <span className="sr-only">Actions</span>
-                </Th>
+                <ActionsTh />
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-100">
@@ -55,20 +52,10 @@ export default async function HostsPage() {
                   </Td>
                   <Td>{h.activeKeys}</Td>
                   <Td className="whitespace-nowrap">
-                    {h.lastUsedAt ? (
-                      <Time value={h.lastUsedAt.toISOString()} now={now} />
-                    ) : (
-                      <span className="text-slate-400">never</span>
-                    )}
+                    <LastSeen value={h.lastUsedAt} now={now} />
                   </Td>
                   <Td className="text-right">
-                    <Link
-                      href={`/hosts/${h.id}`}
-                      className="rounded px-1.5 py-0.5 text-sm font-medium text-indigo-700 hover:bg-indigo-50"
-                      aria-label={`Manage ${h.name}`}
-                    >
-                      Manage
-                    </Link>
+                    <ManageLink href={`/hosts/${h.id}`} name={h.name} />
                   </Td>
                 </tr>
               ))}

@@ -1,7 +1,7 @@
 'use server';
 
 import { AuthError } from 'next-auth';
-import { SignInRefused, signIn, signOut } from '@/auth';
+import { SignInRefused, signIn, signOut } from '@/lib/server/auth/auth';
 import type { FormState } from '@/app/components/form-state';
 import { safeNextPath } from '@/lib/server/auth/redirects';
 import { signInMessage } from './messages';
@@ -21,7 +21,8 @@ export async function signInWithPassword(_prev: FormState, form: FormData): Prom
   }
   try {
     // A relative redirectTo: Auth.js would otherwise build an absolute URL
-    // from its own idea of the host (STACK.md: localhost vs 127.0.0.1).
+    // from its own idea of the host (`localhost` when the browser used
+    // 127.0.0.1), and the session cookie set for one would go missing.
     await signIn('credentials', { email, password, redirectTo: next });
   } catch (err) {
     if (err instanceof SignInRefused) {

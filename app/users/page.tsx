@@ -1,10 +1,9 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
+import { ActionsTh, LastSeen, ManageLink } from '@/app/components/admin-list';
 import { Card, PageHeader } from '@/app/components/page-header';
 import { RoleBadges, StatusBadge } from '@/app/components/role-badges';
 import { EmptyState } from '@/app/components/states';
 import { Table, Td, Th } from '@/app/components/table';
-import { Time } from '@/app/components/time';
 import { PASSWORD_MIN_LENGTH } from '@/lib/server/auth/password';
 import { ROLE_DESCRIPTIONS, ROLES } from '@/lib/server/auth/roles';
 import { requireArea } from '@/lib/server/auth/session';
@@ -16,7 +15,7 @@ export const metadata: Metadata = { title: 'Users' };
 export default async function UsersPage() {
   const actor = await requireArea('users');
   const users = await listUsers(actor);
-  const now = new Date();
+  const now = new Date().toISOString();
   const roleOptions = ROLES.map((r) => ({ value: r, description: ROLE_DESCRIPTIONS[r] }));
   return (
     <>
@@ -35,9 +34,7 @@ export default async function UsersPage() {
                 <Th>Roles</Th>
                 <Th>Status</Th>
                 <Th>Last sign-in</Th>
-                <Th>
-                  <span className="sr-only">Actions</span>
-                </Th>
+                <ActionsTh />
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-100">
@@ -59,20 +56,10 @@ export default async function UsersPage() {
                     <StatusBadge disabled={u.disabled} />
                   </Td>
                   <Td className="whitespace-nowrap">
-                    {u.lastSignInAt ? (
-                      <Time value={u.lastSignInAt.toISOString()} now={now.toISOString()} />
-                    ) : (
-                      <span className="text-slate-400">never</span>
-                    )}
+                    <LastSeen value={u.lastSignInAt} now={now} />
                   </Td>
                   <Td className="text-right">
-                    <Link
-                      href={`/users/${u.id}`}
-                      className="rounded px-1.5 py-0.5 text-sm font-medium text-indigo-700 hover:bg-indigo-50"
-                      aria-label={`Manage ${u.email}`}
-                    >
-                      Manage
-                    </Link>
+                    <ManageLink href={`/users/${u.id}`} name={u.email} />
                   </Td>
                 </tr>
               ))}

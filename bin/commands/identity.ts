@@ -1,14 +1,11 @@
-import { canonicalJson } from '../../lib/hooks/canonical-json';
-import { HooksError } from '../../lib/hooks/errors';
-import { projectForIdentity } from '../../lib/hooks/identity';
-import { parseJsonText } from '../../lib/hooks/json-text';
-import { checkContext } from '../../spec/context-check';
+import { canonicalJson, HooksError, parseJsonText, projectForIdentity } from '../../lib/hooks';
+import { checkContext } from '../context-check';
 import { CliError, type Command, EXIT, parseArgs, readInput, writeError } from '../command';
 
 /**
  * Prints the jcs-sha256 context identity (§10.2) of a context given as JSON
  * text, or with --canonical the canonical JSON it hashes. It accepts and
- * refuses exactly what the engine does (spec/context-check.ts): no identity
+ * refuses exactly what the engine does (bin/context-check.ts): no identity
  * over a context a host would refuse, no refusal a host would not make.
  * What a stricter schema reading flags goes to stderr as warnings.
  */

@@ -1,9 +1,6 @@
-import { canonicalJson } from '../../lib/hooks/canonical-json';
-import { HooksError } from '../../lib/hooks/errors';
-import { parseJsonText } from '../../lib/hooks/json-text';
-import { DEFAULTS } from '../../lib/hooks/vocabulary';
-import { checkContext } from '../../spec/context-check';
-import { type SchemaKind, validateAgainst } from '../../spec/index';
+import { canonicalJson, DEFAULTS, HooksError, parseJsonText } from '../../lib/hooks';
+import { type SchemaKind, validateAgainst } from '../../spec';
+import { checkContext } from '../context-check';
 import { CliError, type Command, EXIT, parseArgs, readInput } from '../command';
 
 const KINDS: Record<string, SchemaKind> = {
@@ -19,7 +16,7 @@ const KINDS: Record<string, SchemaKind> = {
  * same funnel as a context (§4.4: no big integers, lone surrogates or
  * duplicate keys), and a verdict also gets the §5.3 evidence cap, which
  * JSON Schema cannot express. A context is judged by the engine's own check
- * (spec/context-check.ts), so `valid` means a host would take it; schema
+ * (bin/context-check.ts), so `valid` means a host would take it; schema
  * findings beyond that are printed as warnings.
  */
 export const command: Command = {

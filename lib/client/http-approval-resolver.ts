@@ -1,10 +1,10 @@
-import type {
-  ApprovalConsultation,
-  ApprovalRequest,
-  ApprovalResolution,
-  ApprovalResolver,
+import {
+  type ApprovalConsultation,
+  type ApprovalRequest,
+  type ApprovalResolution,
+  type ApprovalResolver,
+  denySetOf,
 } from '@/lib/hooks';
-import { denySetOf } from './deny-set';
 
 /**
  * An ApprovalResolver (§9) for a TypeScript host that talks to Checkpoint over

@@ -8,7 +8,7 @@ export {
   type HttpApprovalResolverOptions,
   type TicketCreated,
 } from './http-approval-resolver';
-export { denySetOf } from './deny-set';
+export { denySetOf } from '@/lib/hooks';
 export {
   BatchingRecordSink,
   HttpRecordSink,

@@ -1,10 +1,10 @@
-import type { InterceptionRecord } from '../hooks/types';
 import {
   type BatchingOptions,
   BatchingRecordSink,
   type IndexedRefusal,
+  type InterceptionRecord,
   type SendResult,
-} from './batching-sink';
+} from '@/lib/hooks';
 
 /**
  * A batching RecordSink for TypeScript hosts that send their §10.3 records
@@ -40,8 +40,8 @@ export class HttpRecordSink extends BatchingRecordSink {
   }
 }
 
-export { BatchingRecordSink } from './batching-sink';
-export type { RecordRefusal, RecordSinkStats, SendResult } from './batching-sink';
+export { BatchingRecordSink } from '@/lib/hooks';
+export type { RecordRefusal, RecordSinkStats, SendResult } from '@/lib/hooks';
 
 type ErrorBody = {
   error?: {

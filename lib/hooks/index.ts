@@ -51,6 +51,17 @@ export { isolatedView, isView } from './isolation';
 export { toPlain, NonJsonValueError } from './plain';
 export { toComposition } from './config';
 
+// Handing records and approval consultations to a store: shared by lib/client's
+// HTTP transports and the server's in-process ones.
+export {
+  BatchingRecordSink,
+  type BatchingOptions,
+  type RecordSinkStats,
+  type RecordTransport,
+} from './batching-sink';
+export type { IndexedRefusal, RecordRefusal, SendResult } from './send-result';
+export { denySetOf } from './deny-set';
+
 // Identity and the value domain (identity engineer's modules).
 export { canonicalJson } from './canonical-json';
 export {

@@ -93,7 +93,8 @@ let installed = false;
  * SIGTERM/SIGINT close the worker (letting running jobs finish), the queues
  * and the database, then exit. Inside Next this replaces Next's own handler
  * (NEXT_MANUAL_SIG_HANDLE=1 in the start script), which would exit after
- * ~1.5 s and cut the worker off (STACK.md), so we must exit ourselves.
+ * ~1.5 s and cut the worker off (the job would re-run as stalled a minute
+ * later), so we must exit ourselves.
  */
 export function installShutdownHandlers(role: 'app' | 'worker', before?: () => void): void {
   if (installed) return;

@@ -3,8 +3,9 @@ import path from 'node:path';
 import { z } from 'zod';
 
 /**
- * Configuration, read and validated once (STYLE.md: nothing else reads
- * `process.env`). A bad variable stops the start with a message naming it.
+ * Configuration, read and validated once; nothing else reads `process.env`,
+ * so every setting is named, typed and checked in one place. A bad variable
+ * stops the start with a message naming it.
  */
 
 const bool = z

@@ -1,5 +1,4 @@
 import 'server-only';
-import { z } from 'zod';
 import { Role } from '@/lib/generated/prisma/enums';
 import { hashPassword } from '@/lib/server/auth/password';
 import {
@@ -21,6 +20,7 @@ import {
 } from '@/lib/server/auth/user-records';
 import { db } from '@/lib/server/db';
 import { ApiError, forbidden, notFound } from '@/lib/server/http/api-error';
+import { isUuid } from '@/lib/server/http/uuid';
 
 export type { Actor, FieldErrors, UserSummary };
 export { changeOwnPassword, getOwnProfile, setOwnSlackUserId } from '@/lib/server/auth/own-account';
@@ -51,7 +51,7 @@ async function lockAdmins(tx: Tx, actor: Actor): Promise<string[]> {
 }
 
 async function findTarget(tx: Tx, userId: string): Promise<UserRow> {
-  const ok = z.uuid().safeParse(userId).success;
+  const ok = isUuid(userId);
   const user = ok
     ? await tx.user.findUnique({ where: { id: userId }, select: summarySelect })
     : null;

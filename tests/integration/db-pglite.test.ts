@@ -11,7 +11,8 @@ import { readMigrations } from '@/lib/server/migrate';
 
 /**
  * The embedded database: db() on PGlite in DATA_DIR keeps its data across
- * restarts, and one process per directory, always (STACK.md).
+ * restarts, and one process per directory, always: a second opener has
+ * left a directory unrecoverable.
  */
 
 const names = readMigrations().map((m) => m.name);

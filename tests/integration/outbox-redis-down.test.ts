@@ -15,7 +15,9 @@ import {
 
 const ROWS = 12;
 
-describe('outbox while Redis is unreachable (STACK.md "Redis unreachable")', () => {
+// Unreachable Redis makes `queue.add()` wait forever: the app must keep
+// serving and the work must wait in the outbox (lib/server/queue/connection.ts).
+describe('outbox while Redis is unreachable', () => {
   const cleanups: (() => Promise<void>)[] = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c();

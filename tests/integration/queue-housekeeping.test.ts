@@ -1,7 +1,7 @@
-import { retentionDedupeKey } from '@/lib/server/records/retention';
+import { recordsRetentionDedupeKey } from '@/lib/server/jobs/definitions';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ensureBuiltInHost } from '@/lib/server/hosts/builtin';
-import { housekeepingDedupeKey } from '@/lib/server/jobs/housekeeping';
+import { housekeepingDedupeKey } from '@/lib/server/jobs/definitions';
 import { enqueue } from '@/lib/server/queue/outbox';
 import { JobQueue } from '@/lib/server/queue/queues';
 import { OutboxRelay } from '@/lib/server/queue/relay';
@@ -79,7 +79,7 @@ describe('housekeeping, requested through the outbox', () => {
     expect(details.outboxEventsDeleted).toBeGreaterThanOrEqual(1);
     // It proposes the day's records retention run (deduplicated per day).
     const retention = await db.outboxEvent.findUnique({
-      where: { dedupeKey: retentionDedupeKey(new Date()) },
+      where: { dedupeKey: recordsRetentionDedupeKey(new Date()) },
     });
     expect(retention?.kind).toBe('records.retention');
 

@@ -1,8 +1,9 @@
 import { Queue } from 'bullmq';
 import { z } from 'zod';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { defineJob } from '@/lib/server/jobs/define-job';
-import { jobRegistry } from '@/lib/server/jobs/registry';
+import { defineJob, type JobDefinitions, jobDefinitions } from '@/lib/server/jobs/definitions';
+import { withHandler } from '@/lib/server/jobs/runnable';
+import { jobRegistry } from '@/lib/server/jobs/handlers';
 import { startJobWorker } from '@/lib/server/queue/worker';
 import { closeTestDb, testDb } from './helpers/db';
 import {
@@ -76,17 +77,17 @@ describe('job registry in the worker', () => {
     const { log } = capturingLogger();
     const target = testQueueTarget();
     let calls = 0;
-    const flaky = defineJob({
+    const definition = defineJob({
       name: 'test.flaky',
       schema: z.object({ key: z.string() }),
       backoffMs: 10,
-      async handler({ key }, ctx) {
-        calls += 1;
-        if (ctx.attempt < 2) throw new Error('transient');
-        await ctx.db.auditEvent.create({
-          data: { actorKind: 'system', action: 'test.flaky', targetId: key },
-        });
-      },
+    });
+    const flaky = withHandler(definition, async ({ key }, ctx) => {
+      calls += 1;
+      if (ctx.attempt < 2) throw new Error('transient');
+      await ctx.db.auditEvent.create({
+        data: { actorKind: 'system', action: 'test.flaky', targetId: key },
+      });
     });
     const registry = { ...jobRegistry, 'test.flaky': flaky };
     const worker = startJobWorker({ target, db, registry, heartbeatMs: 0, log });
@@ -105,6 +106,19 @@ describe('job registry in the worker', () => {
   });
 
   it('registry keys are the job names (the outbox kind is the key)', () => {
+    for (const [key, def] of Object.entries(jobDefinitions)) expect(def.name).toBe(key);
     for (const [key, def] of Object.entries(jobRegistry)) expect(def.name).toBe(key);
+  });
+
+  it('every definition has a handler, run with the definition’s own schema and retry policy', () => {
+    expect(Object.keys(jobRegistry).sort()).toEqual(Object.keys(jobDefinitions).sort());
+    const definitions: JobDefinitions = jobDefinitions;
+    for (const [key, def] of Object.entries(definitions)) {
+      const runnable = jobRegistry[key as keyof typeof jobRegistry];
+      expect(runnable.schema).toBe(def.schema);
+      expect(runnable.attempts).toBe(def.attempts);
+      expect(runnable.backoffMs).toBe(def.backoffMs);
+      expect(typeof runnable.handler).toBe('function');
+    }
   });
 });

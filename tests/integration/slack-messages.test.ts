@@ -1,6 +1,6 @@
 import { IncomingWebhook } from '@slack/webhook';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { jobRegistry } from '@/lib/server/jobs/registry';
+import { jobRegistry } from '@/lib/server/jobs/handlers';
 import { createLogger } from '@/lib/server/logger';
 import { type GuardOptions, guardOptionsFromConfig } from '@/lib/server/webhooks/ssrf';
 import { processJob } from '@/lib/server/queue/worker';

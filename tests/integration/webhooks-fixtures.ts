@@ -4,7 +4,7 @@ import type { Prisma } from '@/lib/generated/prisma/client';
 import { JobQueue } from '@/lib/server/queue/queues';
 import { OutboxRelay } from '@/lib/server/queue/relay';
 import { startJobWorker } from '@/lib/server/queue/worker';
-import { enqueueTicketFanout } from '@/lib/server/webhooks/enqueue-fanout';
+import { enqueueTicketFanout } from '@/lib/server/jobs/producers';
 import { testDb } from './helpers/db';
 import { obliterateTarget, testQueueTarget } from './helpers/queue';
 

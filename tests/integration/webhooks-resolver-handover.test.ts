@@ -7,7 +7,7 @@ import {
 } from '@/lib/server/approvals/events';
 import { RESOLVER_MARGIN_MS } from '@/lib/server/approvals/resolver-phase';
 import { stopApprovalsRuntime } from '@/lib/server/approvals/runtime';
-import { jobRegistry } from '@/lib/server/jobs/registry';
+import { jobRegistry } from '@/lib/server/jobs/handlers';
 import { createLogger } from '@/lib/server/logger';
 import { processJob } from '@/lib/server/queue/worker';
 import { saveGlobalSlackSettings } from '@/lib/server/slack/settings';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { acquireDataDirLock, DataDirLockedError, lockFileFor } from '@/lib/server/db/data-dir-lock';
 
-/** One process per PGlite data directory, always (STACK.md). */
+/** One process per PGlite data directory, always: a second opener can corrupt it beyond repair. */
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'ck-lock-'));
 let n = 0;

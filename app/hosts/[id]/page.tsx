@@ -1,15 +1,15 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
-import { notFound } from 'next/navigation';
-import { Card, PageHeader } from '@/app/components/page-header';
+import { ChangeHistory } from '@/app/components/change-history';
+import { DetailHeader } from '@/app/components/detail-header';
+import { Card } from '@/app/components/page-header';
 import { Table, Td, Th } from '@/app/components/table';
 import { Time } from '@/app/components/time';
 import { formatAbsolute } from '@/app/components/time-format';
 import { requireArea } from '@/lib/server/auth/session';
-import { formatDuration, getHost, listApiKeys, listHostEvents } from '@/lib/server/hosts';
-import { ApiError } from '@/lib/server/http/api-error';
+import { formatDuration, listApiKeys, listHostEvents } from '@/lib/server/hosts';
 import { HostBadges } from '../host-badges';
 import { HostForm } from '../host-form';
+import { hostOr404 } from '../host-or-404';
 import { IssueKeyForm, RevokeKeyButton } from './api-keys';
 import { ArchiveForm } from './archive-form';
 import { WebhooksEntry } from './webhooks/webhook-alerts';
@@ -26,31 +26,19 @@ export default async function HostPage({
   await requireArea('hosts');
   const { id } = await params;
   const { created } = await searchParams;
-  const host = await getHost(id).catch((err) => {
-    if (err instanceof ApiError && err.status === 404) notFound();
-    throw err;
-  });
+  const host = await hostOr404(id);
   const [keys, events] = await Promise.all([listApiKeys(host.id), listHostEvents(host.id)]);
   const now = new Date().toISOString();
   const archived = Boolean(host.archivedAt);
   return (
     <>
-      <nav aria-label="Breadcrumb" className="mb-2 text-sm">
-        <Link href="/hosts" className="text-indigo-700 hover:underline">
-          Hosts
-        </Link>
-        <span className="text-slate-400"> / </span>
-        <span className="text-slate-600">{host.name}</span>
-      </nav>
-      <PageHeader
+      <DetailHeader
+        trail={[{ label: 'Hosts', href: '/hosts' }, { label: host.name }]}
         title={host.name}
-        description={
-          <span className="inline-flex flex-wrap items-center gap-2">
-            {host.description || 'No description.'}
-            <HostBadges builtIn={host.builtIn} archived={archived} />
-          </span>
-        }
-      />
+      >
+        {host.description || 'No description.'}
+        <HostBadges builtIn={host.builtIn} archived={archived} />
+      </DetailHeader>
       {created === '1' && (
         <p
           role="status"
@@ -92,36 +80,12 @@ export default async function HostPage({
           )}
         </div>
       </div>
-      <h2 className="mb-2 mt-8 text-sm font-semibold text-slate-800">Recent changes</h2>
-      {events.length === 0 ? (
-        <p className="text-sm text-slate-500">No changes recorded for this host.</p>
-      ) : (
-        <Table caption={`Recent changes to ${host.name}`}>
-          <thead>
-            <tr>
-              <Th>When</Th>
-              <Th>Change</Th>
-              <Th>By</Th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100">
-            {events.map((e) => (
-              <tr key={e.id}>
-                <Td className="whitespace-nowrap">
-                  <Time value={e.createdAt.toISOString()} now={now} />
-                </Td>
-                <Td>
-                  <code className="text-xs">{e.action}</code>
-                  {eventNote(e.details) && (
-                    <span className="ml-2 text-xs text-slate-500">{eventNote(e.details)}</span>
-                  )}
-                </Td>
-                <Td>{e.actorEmail ?? e.actorKind}</Td>
-              </tr>
-            ))}
-          </tbody>
-        </Table>
-      )}
+      <ChangeHistory
+        subject={host.name}
+        events={events.map((e) => ({ ...e, note: eventNote(e.details) }))}
+        now={now}
+        empty="No changes recorded for this host."
+      />
     </>
   );
 }

@@ -1,9 +1,9 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { notFound } from 'next/navigation';
-import { Card, PageHeader } from '@/app/components/page-header';
+import { ChangeHistory } from '@/app/components/change-history';
+import { DetailHeader } from '@/app/components/detail-header';
+import { Card } from '@/app/components/page-header';
 import { RoleBadges, StatusBadge } from '@/app/components/role-badges';
-import { Table, Td, Th } from '@/app/components/table';
 import { Time } from '@/app/components/time';
 import { PASSWORD_MIN_LENGTH } from '@/lib/server/auth/password';
 import { ROLE_DESCRIPTIONS, ROLES } from '@/lib/server/auth/roles';
@@ -26,21 +26,12 @@ export default async function UserPage({ params }: { params: Promise<{ id: strin
   const options = ROLES.map((r) => ({ value: r, description: ROLE_DESCRIPTIONS[r] }));
   return (
     <>
-      <nav aria-label="Breadcrumb" className="mb-2 text-sm">
-        <Link href="/users" className="text-indigo-700 hover:underline">
-          Users
-        </Link>
-        <span className="text-slate-400"> / </span>
-        <span className="text-slate-600">{user.email}</span>
-      </nav>
-      <PageHeader
+      <DetailHeader
+        trail={[{ label: 'Users', href: '/users' }, { label: user.email }]}
         title={user.name ?? user.email}
-        description={
-          <span className="inline-flex flex-wrap items-center gap-2">
-            {user.email} <RoleBadges roles={user.roles} /> <StatusBadge disabled={user.disabled} />
-          </span>
-        }
-      />
+      >
+        {user.email} <RoleBadges roles={user.roles} /> <StatusBadge disabled={user.disabled} />
+      </DetailHeader>
       <div className="grid items-start gap-6 lg:grid-cols-3">
         <Card title="Roles">
           <RolesForm userId={user.id} roles={user.roles} options={options} />
@@ -66,33 +57,12 @@ export default async function UserPage({ params }: { params: Promise<{ id: strin
         <dt className="text-slate-500">Slack</dt>
         <dd>{user.slackUserId ?? 'not linked'}</dd>
       </dl>
-      <h2 className="mb-2 mt-8 text-sm font-semibold text-slate-800">Recent changes</h2>
-      {events.length === 0 ? (
-        <p className="text-sm text-slate-500">No changes recorded for this user.</p>
-      ) : (
-        <Table caption={`Recent changes to ${user.email}`}>
-          <thead>
-            <tr>
-              <Th>When</Th>
-              <Th>Change</Th>
-              <Th>By</Th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100">
-            {events.map((e) => (
-              <tr key={e.id}>
-                <Td className="whitespace-nowrap">
-                  <Time value={e.createdAt.toISOString()} now={now} />
-                </Td>
-                <Td>
-                  <code className="text-xs">{e.action}</code>
-                </Td>
-                <Td>{e.actorEmail ?? e.actorKind}</Td>
-              </tr>
-            ))}
-          </tbody>
-        </Table>
-      )}
+      <ChangeHistory
+        subject={user.email}
+        events={events}
+        now={now}
+        empty="No changes recorded for this user."
+      />
     </>
   );
 }

@@ -2,7 +2,7 @@ import 'server-only';
 import { randomUUID } from 'node:crypto';
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 import { nudgeRelay, validateOutboxInput } from '../queue/outbox';
-import { ticketFanoutDedupeKey } from '../webhooks/enqueue-fanout';
+import { ticketFanoutDedupeKey } from '../jobs/definitions';
 
 export interface DecisionCommit {
   ticketId: string;

@@ -10,6 +10,7 @@ import { ensureApprovalsRuntime } from './runtime';
 import { buildResolution, type DecisionEdit, decisionVerdict } from './resolution';
 import { withResolver } from './resolver-phase';
 import { findNulCharacter, nulCharacterMessage } from '../http/nul-character';
+import { isUuid } from '../http/uuid';
 
 export { type DecidedBy, DecisionError, type DecisionErrorCode } from './errors';
 
@@ -41,8 +42,6 @@ export interface DecidedTicket {
   resolution: ApprovalResolution;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * Decides a pending ticket, once. The echoed identity must be the ticket's
  * (a reviewer decides what they saw); the resolution is built and validated
@@ -54,7 +53,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export async function decideTicket(input: DecideInput): Promise<DecidedTicket> {
   ensureApprovalsRuntime();
   const prisma = await db();
-  if (!UUID.test(input.ticketId)) {
+  if (!isUuid(input.ticketId)) {
     await authorize(input.actor);
     throw notFound();
   }
@@ -143,7 +142,7 @@ async function authorize(actor: DecisionActor): Promise<string | null> {
     throw new DecisionError('forbidden', 'Unknown kind of decider.');
   }
   const prisma = await db();
-  const user = UUID.test(actor.userId)
+  const user = isUuid(actor.userId)
     ? await prisma.user.findUnique({
         where: { id: actor.userId },
         select: { roles: true, disabled: true },

@@ -3,6 +3,7 @@ import type { Prisma } from '@/lib/generated/prisma/client';
 import type { TicketStatus } from '@/lib/generated/prisma/enums';
 import { formatPath, INTERCEPTION_POINTS, parseTransformPath, TARGET_LOCATIONS } from '@/lib/hooks';
 import { db } from '@/lib/server/db';
+import { isUuid, uuidOrNil } from '@/lib/server/http/uuid';
 import type { DenySet } from './validate-deny-set';
 
 /**
@@ -18,7 +19,6 @@ import type { DenySet } from './validate-deny-set';
 export const INBOX_PAGE_SIZE = 50;
 export const TICKET_STATUSES = ['pending', 'approved', 'rejected', 'expired'] as const;
 const DECIDED: TicketStatus[] = ['approved', 'rejected', 'expired'];
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type InboxFilters = {
   host?: string;
@@ -87,7 +87,7 @@ export function parseInboxFilters(
 
 function whereOf(f: InboxFilters): Prisma.ApprovalTicketWhereInput {
   const where: Prisma.ApprovalTicketWhereInput = {};
-  if (f.host) where.hostId = UUID.test(f.host) ? f.host : '00000000-0000-0000-0000-000000000000';
+  if (f.host) where.hostId = uuidOrNil(f.host);
   if (f.agent) where.agentId = f.agent;
   if (f.point) where.interceptionPoint = f.point;
   if (f.reason) where.reason = f.reason;
@@ -265,7 +265,7 @@ async function loadTicket(id: string) {
 
 /** One ticket with its host, decision and fold summary; null when there is none. */
 export async function getInboxTicket(id: string): Promise<InboxTicket | null> {
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   const ticket = await loadTicket(id);
   if (!ticket) return null;
   return {

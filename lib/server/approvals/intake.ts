@@ -4,9 +4,8 @@ import { parseJsonText, ValueDomainError } from '@/lib/hooks';
 import type { Prisma } from '@/lib/generated/prisma/client';
 import { db } from '../db';
 import { assertNoNulCharacter } from '../http/nul-character';
-import { approvalExpireDedupeKey } from '../jobs/approval-expire';
+import { approvalExpireDedupeKey, ticketFanoutDedupeKey } from '../jobs/definitions';
 import { nudgeRelay, validateOutboxInput } from '../queue/outbox';
-import { ticketFanoutDedupeKey } from '../webhooks/enqueue-fanout';
 import { IntakeError } from './errors';
 import { publishTicketEvent } from './events';
 import { bindContext } from './redact-request';
@@ -122,7 +121,7 @@ export async function createApprovalTicket(
       dedupeKey: approvalExpireDedupeKey(id),
       availableAt: expiresAt,
     }),
-    // Fan-out (resolver webhook, Slack, notifications: lib/server/webhooks/fanout.ts).
+    // Fan-out (resolver webhook, Slack): lib/server/jobs/approvals-fanout.ts.
     validateOutboxInput({
       kind: 'approvals.created',
       payload: { ticketId: id },

@@ -1,5 +1,6 @@
 import 'server-only';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { slackPostDedupeKey } from '../jobs/definitions';
 import { nudgeRelay } from '../queue/outbox';
 import { publishTicketEvent } from './events';
 
@@ -56,7 +57,7 @@ export async function handOverTicket(prisma: PrismaClient, ticketId: string): Pr
   // The post was queued for the end of the phase (slack/fanout.ts); not yet
   // relayed, so moving its row's time forward posts it at once, same key.
   await prisma.outboxEvent.updateMany({
-    where: { dedupeKey: `slack.post.${ticketId}`, dispatchedAt: null },
+    where: { dedupeKey: slackPostDedupeKey(ticketId), dispatchedAt: null },
     data: { availableAt: new Date() },
   });
   nudgeRelay();

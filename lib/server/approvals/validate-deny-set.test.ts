@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { denySetOf } from '@/lib/client/deny-set';
+import { denySetOf } from '@/lib/hooks';
 import { type ApprovalConsultation, createHost, Verdict } from '@/lib/hooks';
 import { ctxFor } from '@/lib/hooks/test-helpers';
 import { IntakeError } from './errors';

@@ -1,7 +1,8 @@
 import 'server-only';
 import { z } from 'zod';
-import { DECISIONS, INTERCEPTION_POINTS, MODES } from '@/lib/hooks/vocabulary';
+import { DECISIONS, INTERCEPTION_POINTS, MODES } from '@/lib/hooks';
 import { invalidRequest } from '@/lib/server/http/api-error';
+import { isUuid } from '@/lib/server/http/uuid';
 
 /**
  * The audit search's filters, as they live in the URL (so a search can be
@@ -47,8 +48,6 @@ export const FILTER_PARAMS = [
   'to',
 ] as const;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 // PostgreSQL text cannot hold U+0000; a filter carrying one could match nothing and would fail in the query.
 const text = (max: number) =>
   z
@@ -85,7 +84,7 @@ const schema = z.object({
   host: z
     .string()
     .trim()
-    .refine((v) => v === '' || UUID.test(v), 'must be a host id')
+    .refine((v) => v === '' || isUuid(v), 'must be a host id')
     .optional(),
   point: optionalEnum(INTERCEPTION_POINTS as unknown as readonly [string, ...string[]]),
   decision: optionalEnum(DECISIONS as unknown as readonly [string, ...string[]]),

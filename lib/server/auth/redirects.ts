@@ -1,7 +1,7 @@
 /**
  * Same-origin, relative redirect targets. Relative paths sidestep Auth.js
  * building absolute URLs from `localhost` when the browser used 127.0.0.1
- * (STACK.md), and they cannot point off-site.
+ * (the session cookie would then go missing), and they cannot point off-site.
  */
 
 /** Request header in which proxy.ts passes the requested path to pages (for ?next=). */

@@ -1,8 +1,9 @@
 import 'server-only';
+import { isUuid } from '@/lib/server/http/uuid';
 import { headers } from 'next/headers';
 import { redirect, unstable_rethrow } from 'next/navigation';
 import { cache } from 'react';
-import { auth } from '@/auth';
+import { auth } from './auth';
 import type { Role } from '@/lib/generated/prisma/enums';
 import { db } from '@/lib/server/db';
 import { PATH_HEADER } from './redirects';
@@ -16,8 +17,6 @@ export type SessionUser = {
   roles: Role[];
 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * The signed-in user or null. The session cookie only names the user: the
  * record is re-read on every request (once per request, via React's cache),
@@ -26,7 +25,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const getCurrentUser = cache(async (): Promise<SessionUser | null> => {
   const session = await auth();
   const id = session?.user?.id;
-  if (!id || !UUID.test(id)) return null;
+  if (!id || !isUuid(id)) return null;
   const prisma = await db();
   const user = await prisma.user.findUnique({
     where: { id },

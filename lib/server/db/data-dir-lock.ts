@@ -5,7 +5,7 @@ import path from 'node:path';
 
 /**
  * One process per PGlite data directory, always: a second opener corrupted
- * the directory beyond repair (STACK.md, twice). The lock is a file beside
+ * the directory beyond repair (`RuntimeError: Aborted()`, twice). The lock is a file beside
  * the directory holding the owner's pid and start time; a lock whose owner
  * is gone (SIGKILL, container restart) is taken over.
  */

@@ -73,7 +73,7 @@ export async function openDatabase(
     };
   }
 
-  // PGlite's own mkdir is not recursive (STACK.md).
+  // PGlite's own mkdir is not recursive: a missing parent would fail its start.
   mkdirSync(target.dir, { recursive: true });
   const lock = acquireDataDirLock(target.dir);
   let pglite: PGlite | undefined;

@@ -1,10 +1,10 @@
 import 'server-only';
-import { denySetOf } from '@/lib/client/deny-set';
-import type {
-  ApprovalConsultation,
-  ApprovalRequest,
-  ApprovalResolution,
-  ApprovalResolver,
+import {
+  type ApprovalConsultation,
+  type ApprovalRequest,
+  type ApprovalResolution,
+  type ApprovalResolver,
+  denySetOf,
 } from '@/lib/hooks';
 import { createApprovalTicket, type TicketRef } from '../approvals/intake';
 import { awaitTicket } from '../approvals/wait';

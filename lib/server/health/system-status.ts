@@ -1,8 +1,8 @@
 import 'server-only';
 import { db, dbInfo, migrationStatus, pingDb } from '../db';
-import { HOUSEKEEPING_ACTION } from '../jobs/housekeeping';
+import { HOUSEKEEPING_ACTION } from '../jobs/definitions';
 import { withTimeout } from '../queue/connection';
-import { workerRunsHere } from '../queue/runtime';
+import { workerRunsHere } from '../queue/producer';
 import { getQueueStatus, type QueueStatus } from '../queue/status';
 import { WORKER_HEARTBEAT_KEY, type WorkerHeartbeat } from '../queue/worker';
 

@@ -1,8 +1,8 @@
 import 'server-only';
-import { z } from 'zod';
 import type { Prisma } from '@/lib/generated/prisma/client';
 import { Role } from '@/lib/generated/prisma/enums';
 import { forbidden, notFound } from '@/lib/server/http/api-error';
+import { isUuid } from '@/lib/server/http/uuid';
 
 /**
  * Who changes hosts and keys: an admin's user id, checked against the
@@ -16,7 +16,7 @@ export type Tx = Prisma.TransactionClient;
 
 export async function requireHostAdmin(tx: Tx, actorId: HostActorId): Promise<void> {
   if (actorId === null) return;
-  const ok = z.uuid().safeParse(actorId).success;
+  const ok = isUuid(actorId);
   const user = ok
     ? await tx.user.findUnique({ where: { id: actorId }, select: { roles: true, disabled: true } })
     : null;
@@ -45,9 +45,8 @@ export async function auditHost(
   });
 }
 
-export function isUuid(value: string): boolean {
-  return z.uuid().safeParse(value).success;
-}
+// Re-exported for the host and webhook services that import it from here.
+export { isUuid };
 
 /** Locks the host row for the change; unknown or malformed ids are 404. */
 export async function lockHost(tx: Tx, hostId: string) {

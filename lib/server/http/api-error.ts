@@ -1,6 +1,6 @@
 import 'server-only';
 
-/** Stable API error codes (STYLE.md: tests assert on these, not on messages). */
+/** Stable API error codes: clients and tests branch on these, never on messages. */
 export const API_ERROR_CODES = {
   invalid_request: 400,
   unauthenticated: 401,

@@ -1,36 +1,51 @@
 import 'server-only';
-import { z } from 'zod';
-import { runTicketFanout } from '../webhooks/fanout';
-import { defineJob } from './define-job';
+import { enqueueSlackPost, enqueueSlackUpdate } from '../slack/fanout';
+import { createCallbackDelivery } from '../webhooks/deliveries';
+import { offerTicketToResolver } from '../webhooks/fanout';
+import { jobDefinitions } from './definitions';
+import { type JobContext, withHandler } from './runnable';
 
-const payload = z.object({ ticketId: z.uuid() }).strict();
+/**
+ * The ticket fan-out: what happens after a ticket is created or settled,
+ * beyond the ticket itself. Each function runs its steps in order; a new
+ * step is one more line here. A step must be idempotent per ticket (the job
+ * may run again after a later step failed, or after a relay crashed mid-add)
+ * and throws to make the whole job retry.
+ */
 
-// The entries (webhooks, Slack) are loaded when a job first runs, not with the
-// registry: they import the outbox, which imports the registry, and in the
-// Next build's async module graph that cycle leaves a registry entry
-// uninitialized (ReferenceError at the first request).
-const loadEntries = () => import('../webhooks/fanout-entries');
+type Step = { name: string; run: () => Promise<unknown> };
 
-/** A ticket was created: every fan-out entry's `onCreated` (resolver webhook, Slack post). */
-export const approvalsCreatedJob = defineJob({
-  name: 'approvals.created',
-  schema: payload,
-  attempts: 8,
-  backoffMs: 2_000,
-  async handler(p, ctx) {
-    await loadEntries();
-    await runTicketFanout('approvals.created', p.ticketId, ctx);
-  },
-});
+async function runSteps(ticketId: string, ctx: JobContext, steps: Step[]): Promise<void> {
+  for (const step of steps) {
+    try {
+      await step.run();
+    } catch (err) {
+      ctx.log.warn({ fanout: step.name, ticketId, err: String(err) }, 'ticket fan-out failed');
+      throw err;
+    }
+  }
+}
 
-/** A ticket was approved, rejected or expired: every entry's `onResolved` (callbacks, Slack update). */
-export const approvalsResolvedJob = defineJob({
-  name: 'approvals.resolved',
-  schema: payload,
-  attempts: 8,
-  backoffMs: 2_000,
-  async handler(p, ctx) {
-    await loadEntries();
-    await runTicketFanout('approvals.resolved', p.ticketId, ctx);
-  },
-});
+/** A new ticket: offered to the host's resolver webhook, then (maybe deferred) posted to Slack. */
+export function fanOutCreatedTicket(ticketId: string, ctx: JobContext): Promise<void> {
+  return runSteps(ticketId, ctx, [
+    { name: 'webhooks', run: () => offerTicketToResolver(ctx.db, ticketId) },
+    { name: 'slack', run: () => enqueueSlackPost(ctx.db, ticketId) },
+  ]);
+}
+
+/** An approved, rejected or expired ticket: the host's callback, then the Slack update. */
+export function fanOutResolvedTicket(ticketId: string, ctx: JobContext): Promise<void> {
+  return runSteps(ticketId, ctx, [
+    { name: 'webhooks', run: () => createCallbackDelivery(ticketId) },
+    { name: 'slack', run: () => enqueueSlackUpdate(ctx.db, ticketId) },
+  ]);
+}
+
+export const approvalsCreatedJob = withHandler(jobDefinitions['approvals.created'], (p, ctx) =>
+  fanOutCreatedTicket(p.ticketId, ctx),
+);
+
+export const approvalsResolvedJob = withHandler(jobDefinitions['approvals.resolved'], (p, ctx) =>
+  fanOutResolvedTicket(p.ticketId, ctx),
+);

@@ -1,15 +1,14 @@
 import 'server-only';
-import { z } from 'zod';
-import { defineJob } from './define-job';
+import { jobDefinitions } from './definitions';
+import { withHandler } from './runnable';
 
 /**
  * Writes one AuditEvent. It proves the whole path (outbox row → relay →
  * BullMQ → worker → database) end to end, from `/status` or from tests.
  */
-export const auditPingJob = defineJob({
-  name: 'audit.ping',
-  schema: z.object({ note: z.string().max(200) }).strict(),
-  async handler(payload, { db, jobId }) {
+export const auditPingJob = withHandler(
+  jobDefinitions['audit.ping'],
+  async (payload, { db, jobId }) => {
     await db.auditEvent.create({
       data: {
         actorKind: 'system',
@@ -20,4 +19,4 @@ export const auditPingJob = defineJob({
       },
     });
   },
-});
+);

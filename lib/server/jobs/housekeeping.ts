@@ -1,6 +1,6 @@
 import 'server-only';
-import { z } from 'zod';
-import { defineJob } from './define-job';
+import { HOUSEKEEPING_ACTION, jobDefinitions } from './definitions';
+import { withHandler } from './runnable';
 import { scheduleRecordsRetention } from './records-retention';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -8,19 +8,14 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export const SIGN_IN_ATTEMPT_RETENTION_MS = DAY_MS;
 /** Dispatched outbox rows are kept a week for inspection, then dropped. */
 export const DISPATCHED_OUTBOX_RETENTION_MS = 7 * DAY_MS;
-/** How often the relay requests a run (through the outbox). */
-export const HOUSEKEEPING_INTERVAL_MS = 5 * 60 * 1000;
-
-export const HOUSEKEEPING_ACTION = 'housekeeping.run';
 
 /**
  * Deletes expired plumbing rows, proposes the day's records retention run,
  * and leaves an AuditEvent with the counts.
  */
-export const housekeepingJob = defineJob({
-  name: 'housekeeping.run',
-  schema: z.object({ trigger: z.enum(['schedule', 'manual']) }).strict(),
-  async handler(payload, { db, jobId, log }) {
+export const housekeepingJob = withHandler(
+  jobDefinitions['housekeeping.run'],
+  async (payload, { db, jobId, log }) => {
     const now = Date.now();
     const signIns = await db.signInAttempt.deleteMany({
       where: { createdAt: { lt: new Date(now - SIGN_IN_ATTEMPT_RETENTION_MS) } },
@@ -48,9 +43,4 @@ export const housekeepingJob = defineJob({
     });
     log.info(details, 'housekeeping done');
   },
-});
-
-/** One dedupeKey per interval: every relay proposes the same key, one wins. */
-export function housekeepingDedupeKey(at: number): string {
-  return `housekeeping.${Math.floor(at / HOUSEKEEPING_INTERVAL_MS)}`;
-}
+);

@@ -1,6 +1,7 @@
 import 'server-only';
-import { z } from 'zod';
-import { defineJob } from './define-job';
+import { deliverAttempt } from '../webhooks/deliveries';
+import { jobDefinitions } from './definitions';
+import { withHandler } from './runnable';
 
 /**
  * One attempt of a callback delivery. Retries are not BullMQ's: a failed
@@ -9,20 +10,6 @@ import { defineJob } from './define-job';
  * and the delivery log shows when the next attempt is due. A throw here
  * (database down) is retried by BullMQ; the attempt number keeps it once.
  */
-export const webhooksDeliverJob = defineJob({
-  name: 'webhooks.deliver',
-  schema: z
-    .object({
-      deliveryId: z.uuid(),
-      attempt: z.number().int().min(1).max(1000),
-      manual: z.boolean().default(false),
-    })
-    .strict(),
-  attempts: 5,
-  backoffMs: 2_000,
-  async handler(p) {
-    // Loaded lazily: see approvals-fanout.ts (registry ↔ outbox import cycle).
-    const { deliverAttempt } = await import('../webhooks/deliveries');
-    await deliverAttempt(p.deliveryId, p.attempt, p.manual);
-  },
+export const webhooksDeliverJob = withHandler(jobDefinitions['webhooks.deliver'], async (p) => {
+  await deliverAttempt(p.deliveryId, p.attempt, p.manual);
 });

@@ -3,8 +3,9 @@ import { Redis } from 'ioredis';
 import { type Logger, moduleLogger } from '../logger';
 
 /**
- * Redis connections for BullMQ (STACK.md, "Redis unreachable"). Producer and
- * worker never share a connection: a worker's blocking reads would stall the
+ * Redis connections for BullMQ. With Redis unreachable `queue.add()` would
+ * wait forever: producers fail fast and the work stays in the outbox.
+ * Producer and worker never share a connection: a worker's blocking reads would stall the
  * producer's `add`, and a producer must fail fast while the worker may wait.
  */
 

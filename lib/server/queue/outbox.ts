@@ -1,11 +1,13 @@
 import 'server-only';
 import type { Prisma, PrismaClient } from '@/lib/generated/prisma/client';
-import { type JobName, type JobPayload, jobRegistry } from '../jobs/registry';
+import { type JobName, type JobPayload, jobDefinitions } from '../jobs/definitions';
 
 /**
  * The transactional outbox: work bound for the queue is a row written in the
  * same transaction as the change that caused it, so it exists if and only if
  * the change committed. The relay (./relay.ts) moves rows to BullMQ.
+ * Payloads are checked against the job definitions only (never the
+ * handlers), so any service may import this module.
  */
 
 export type OutboxErrorCode =
@@ -79,7 +81,7 @@ export async function enqueue<N extends JobName>(
 }
 
 export function validateOutboxInput(input: OutboxInput<JobName>) {
-  if (!Object.hasOwn(jobRegistry, input.kind)) {
+  if (!Object.hasOwn(jobDefinitions, input.kind)) {
     throw new OutboxError('outbox_kind_unknown', `unknown job kind: ${String(input.kind)}`);
   }
   if (typeof input.dedupeKey !== 'string' || !DEDUPE_KEY.test(input.dedupeKey)) {
@@ -88,7 +90,7 @@ export function validateOutboxInput(input: OutboxInput<JobName>) {
       'dedupeKey must be 1-200 characters of [A-Za-z0-9._-/], not only digits',
     );
   }
-  const parsed = jobRegistry[input.kind].schema.safeParse(input.payload);
+  const parsed = jobDefinitions[input.kind].schema.safeParse(input.payload);
   if (!parsed.success) {
     const where = parsed.error.issues.map((i) => i.path.join('.') || '(root)').join(', ');
     throw new OutboxError('outbox_payload_invalid', `invalid ${input.kind} payload at ${where}`);

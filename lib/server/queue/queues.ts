@@ -1,7 +1,7 @@
 import 'server-only';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { type JobRegistry, jobRegistry } from '../jobs/registry';
+import { type JobDefinitions, jobDefinitions } from '../jobs/definitions';
 import { type Logger, moduleLogger } from '../logger';
 import { closeRedis, createRedisConnection, withTimeout } from './connection';
 
@@ -43,7 +43,7 @@ export class JobQueue {
 
   constructor(
     readonly target: QueueTarget,
-    private readonly registry: JobRegistry = jobRegistry,
+    private readonly definitions: JobDefinitions = jobDefinitions,
     log: Logger = moduleLogger('queue'),
   ) {
     this.log = log.child({ queue: target.queueName });
@@ -72,7 +72,7 @@ export class JobQueue {
    * may still land later, which the id makes harmless.
    */
   async add(name: string, payload: unknown, jobId: string, timeoutMs = DEFAULT_ADD_TIMEOUT_MS) {
-    const def = this.registry[name];
+    const def = Object.hasOwn(this.definitions, name) ? this.definitions[name] : undefined;
     try {
       await withTimeout(
         this.queue.add(name, payload, {

@@ -1,6 +1,6 @@
 import 'server-only';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
-import { housekeepingDedupeKey } from '../jobs/housekeeping';
+import { housekeepingDedupeKey } from '../jobs/definitions';
 import { type Logger, moduleLogger } from '../logger';
 import { enqueueInTx, onRelayNudge } from './outbox';
 import type { JobQueue } from './queues';

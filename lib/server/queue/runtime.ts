@@ -1,41 +1,19 @@
 import 'server-only';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
-import { config } from '../config';
 import { moduleLogger } from '../logger';
-import { DEFAULT_QUEUE_NAME, DEFAULT_QUEUE_PREFIX, JobQueue, type QueueTarget } from './queues';
+import { appQueueTarget, producerQueue, queueRuntime as rt } from './producer';
 import { OutboxRelay } from './relay';
-import { type JobWorker, startJobWorker } from './worker';
+import { startJobWorker } from './worker';
 
 /**
- * The process's queue objects, on `globalThis` so that Next's separate module
- * graphs (instrumentation, routes, pages) share one set of connections.
+ * Starts and stops the process's relay and worker (boot and `npm run
+ * worker`). The objects themselves live in ./producer.ts.
  */
 
-interface Runtime {
-  producer?: JobQueue;
-  relay?: OutboxRelay;
-  worker?: JobWorker;
-}
-
-const g = globalThis as unknown as { __checkpointQueue?: Runtime };
-const rt: Runtime = g.__checkpointQueue ?? {};
-g.__checkpointQueue = rt;
+// Callers and tests reach the shared queue objects through this module too.
+export { appQueueTarget, producerQueue, workerRunsHere } from './producer';
 
 const log = moduleLogger('queue-runtime');
-
-export function appQueueTarget(): QueueTarget {
-  return {
-    redisUrl: config().REDIS_URL,
-    queueName: DEFAULT_QUEUE_NAME,
-    prefix: DEFAULT_QUEUE_PREFIX,
-  };
-}
-
-/** The producer queue, connected on first use (never during `next build`). */
-export function producerQueue(): JobQueue {
-  rt.producer ??= new JobQueue(appQueueTarget());
-  return rt.producer;
-}
 
 export interface BackgroundOptions {
   db: PrismaClient;
@@ -60,11 +38,6 @@ export function startBackground(opts: BackgroundOptions): void {
     rt.worker = startJobWorker({ target: appQueueTarget(), db: opts.db });
   }
   log.info({ relay: true, worker: Boolean(rt.worker) }, 'background jobs started');
-}
-
-/** True when this process consumes jobs. */
-export function workerRunsHere(): boolean {
-  return Boolean(rt.worker);
 }
 
 /** Stops relay, worker and producer, in that order (the worker finishes its jobs). */

@@ -3,7 +3,7 @@ import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { db } from '../db';
 import { withTimeout } from './connection';
 import type { JobQueue } from './queues';
-import { producerQueue } from './runtime';
+import { producerQueue } from './producer';
 
 export interface QueueStatus {
   redis: 'online' | 'offline';

@@ -2,7 +2,7 @@ import 'server-only';
 import os from 'node:os';
 import { type Job, Worker } from 'bullmq';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
-import { type JobRegistry, jobRegistry } from '../jobs/registry';
+import { type JobRegistry, jobRegistry } from '../jobs/handlers';
 import { type Logger, moduleLogger } from '../logger';
 import { closeRedis, createRedisConnection, withTimeout } from './connection';
 import type { QueueTarget } from './queues';
@@ -34,7 +34,9 @@ export interface ProcessResult {
 }
 
 /**
- * Runs one job through the registry. An unknown name or a payload its schema
+ * Runs one job through the registry (definitions with their handlers; this
+ * is the only module that loads the handlers). The payload is re-parsed with
+ * the definition's schema: Redis content is not trusted. An unknown name or a payload its schema
  * rejects is logged and dropped (completed without effect): retrying cannot
  * fix it, and it must not stop the jobs behind it.
  */

@@ -2,7 +2,8 @@ import 'server-only';
 import { randomBytes } from 'node:crypto';
 import { canonicalJson, type InterceptionRecord } from '@/lib/hooks';
 import { chainHashOf } from './chain';
-import { recordColumns, sha256Hex } from './validate-record';
+import { type RecordRow, recordRow } from './columns';
+import { sha256Hex } from './validate-record';
 
 /**
  * Synthetic, schema-valid records for `seed:records` and `bench:records`:
@@ -90,89 +91,36 @@ export function syntheticSession(
   return { sessionId: `${tag}-s${n}`, agentId: `agent-${n % 20}`, records };
 }
 
-export type BulkRow = ReturnType<typeof recordColumns> & {
-  sessionId: string;
-  sequence: number;
-  agentId: string;
-  record: string;
-  chainHash: string;
-  prevHash: string | null;
-  contentHash: string;
-  receivedAt: string;
-};
-
-/** A whole session chained from its start, as the ingest would have stored it. */
-export function bulkRows(s: SyntheticSession): BulkRow[] {
+/**
+ * A whole session chained from its start, as the ingest would have stored it:
+ * the same row shape and columns (`columns.ts`), received when it happened so
+ * that searches over the last days find it.
+ */
+export function bulkRows(s: SyntheticSession): RecordRow[] {
   let prev: string | null = null;
   return s.records.map((r) => {
     const canonical = canonicalJson(r);
     const chainHash = chainHashOf(prev, canonical);
-    const row: BulkRow = {
-      ...recordColumns(r),
+    const row = recordRow(r, {
       sessionId: s.sessionId,
       sequence: r.sequence,
       agentId: s.agentId,
       record: canonical,
       chainHash,
       prevHash: prev,
-      contentHash: sha256Hex(canonical),
+      ticketId: null,
       receivedAt: r.timestamp ?? new Date().toISOString(),
-    };
+      contentHash: sha256Hex(canonical),
+      hostFailure: false,
+      dedupeKey: '',
+    });
     prev = chainHash;
     return row;
   });
 }
 
-const COLS: [keyof BulkRow, string][] = [
-  ['sessionId', 'text'],
-  ['sequence', 'int'],
-  ['interceptionPoint', 'text'],
-  ['mode', 'text'],
-  ['decision', 'text'],
-  ['reason', 'text'],
-  ['resolvedBy', 'text'],
-  ['foldTruncated', 'boolean'],
-  ['decidedBy', 'int'],
-  ['hostError', 'boolean'],
-  ['identityProvider', 'text'],
-  ['inputIdentity', 'text'],
-  ['enforcedIdentity', 'text'],
-  ['agentId', 'text'],
-  ['timestamp', 'timestamp(3)'],
-  ['record', 'jsonb'],
-  ['chainHash', 'text'],
-  ['prevHash', 'text'],
-  ['contentHash', 'text'],
-  ['receivedAt', 'timestamp(3)'],
-];
-
-/**
- * One multi-row INSERT … VALUES of `rows` for `hostId`, parameters bound:
- * the "raw" baseline of the benchmark and the seed's workhorse. The caller
- * keeps a statement under Postgres's 65,535 parameters (≤ 3,000 rows).
- */
-export function multiRowInsert(
-  hostId: string,
-  rows: BulkRow[],
-): { sql: string; params: unknown[] } {
-  const params: unknown[] = [hostId];
-  const tuples = rows.map((row) => {
-    const cells = COLS.map(([name, type]) => {
-      const v = row[name];
-      params.push(v instanceof Date ? v.toISOString() : v);
-      return `$${params.length}::${type}`;
-    });
-    return `($1::uuid, ${cells.join(', ')})`;
-  });
-  const names = COLS.map(([n]) => `"${n}"`).join(', ');
-  return {
-    sql: `INSERT INTO "InterceptionRecord" ("hostId", ${names}) VALUES ${tuples.join(', ')}`,
-    params,
-  };
-}
-
-/** SessionChain heads for sessions stored whole by multiRowInsert. */
-export function chainHeadsInsert(hostId: string, sessions: BulkRow[][]) {
+/** SessionChain heads for sessions stored whole (`multiRowInsert`, `unnestInsert`). */
+export function chainHeadsInsert(hostId: string, sessions: RecordRow[][]) {
   const last = sessions.map((rows) => rows[rows.length - 1]);
   return {
     sql: `INSERT INTO "SessionChain" ("hostId", "sessionId", "lastSequence", "headHash", "recordCount", "updatedAt")
@@ -184,16 +132,5 @@ export function chainHeadsInsert(hostId: string, sessions: BulkRow[][]) {
       last.map((r) => r.chainHash),
       sessions.map((rows) => rows.length),
     ],
-  };
-}
-
-/** The same rows as one INSERT … SELECT FROM unnest(…): 21 array parameters, any row count. */
-export function unnestInsert(hostId: string, rows: BulkRow[]): { sql: string; params: unknown[] } {
-  const names = COLS.map(([n]) => `"${n}"`).join(', ');
-  const arrays = COLS.map(([, type], i) => `$${i + 2}::${type}[]`).join(', ');
-  return {
-    sql: `INSERT INTO "InterceptionRecord" ("hostId", ${names})
-          SELECT $1::uuid, * FROM unnest(${arrays})`,
-    params: [hostId, ...COLS.map(([name]) => rows.map((r) => r[name]))],
   };
 }

@@ -2,9 +2,9 @@ import 'server-only';
 import {
   type BatchingOptions,
   BatchingRecordSink,
+  type InterceptionRecord,
   type SendResult,
-} from '@/lib/client/batching-sink';
-import type { InterceptionRecord } from '@/lib/hooks';
+} from '@/lib/hooks';
 import { db } from '@/lib/server/db';
 import { ensureBuiltInHost } from '@/lib/server/hosts/builtin';
 import { ApiError } from '@/lib/server/http/api-error';

@@ -4,13 +4,9 @@ import { db } from '@/lib/server/db';
 import { ApiError } from '@/lib/server/http/api-error';
 import { assertNoNulCharacter, nulCharacterIssue } from '@/lib/server/http/nul-character';
 import { chainHashOf } from './chain';
+import { recordRow, unnestInsert } from './columns';
 import { countIngested } from './metrics';
-import {
-  type PreparedRecord,
-  prepareRecord,
-  type RecordError,
-  recordColumns,
-} from './validate-record';
+import { type PreparedRecord, prepareRecord, type RecordError } from './validate-record';
 
 /**
  * The one write path of the audit store (there is no update path, and the
@@ -279,32 +275,6 @@ function linkChains(records: PreparedRecord[], heads: Map<string, Chain>): Row[]
   });
 }
 
-const COLUMNS = [
-  ['sessionId', 'text'],
-  ['sequence', 'int'],
-  ['interceptionPoint', 'text'],
-  ['mode', 'text'],
-  ['decision', 'text'],
-  ['reason', 'text'],
-  ['resolvedBy', 'text'],
-  ['foldTruncated', 'boolean'],
-  ['decidedBy', 'int'],
-  ['hostError', 'boolean'],
-  ['identityProvider', 'text'],
-  ['inputIdentity', 'text'],
-  ['enforcedIdentity', 'text'],
-  ['timestamp', 'timestamp(3)'],
-  ['record', 'jsonb'],
-  ['chainHash', 'text'],
-  ['prevHash', 'text'],
-  ['ticketId', 'uuid'],
-  ['contentHash', 'text'],
-  ['hostFailure', 'boolean'],
-  ['dedupeKey', 'text'],
-] as const;
-
-type ColumnName = (typeof COLUMNS)[number][0];
-
 /** The whole batch in one INSERT … SELECT FROM unnest(…): one round trip, ids in chain order. */
 async function insertRows(
   tx: PrismaClient,
@@ -313,42 +283,26 @@ async function insertRows(
   tickets: Map<string, string>,
   agentId: string | null,
 ): Promise<{ total: number; chained: number }> {
-  const arrays = Object.fromEntries(COLUMNS.map(([name]) => [name, [] as unknown[]])) as Record<
-    ColumnName,
-    unknown[]
-  >;
-  for (const { rec, chainHash, prevHash } of rows) {
-    const c = recordColumns(rec.record);
-    const values: Record<ColumnName, unknown> = {
-      ...c,
+  const values = rows.map(({ rec, chainHash, prevHash }) =>
+    recordRow(rec.record, {
       sessionId: rec.sessionId,
       sequence: rec.sequence,
-      timestamp: c.timestamp?.toISOString() ?? null,
+      agentId,
       record: rec.canonical,
       chainHash,
       prevHash,
       ticketId: tickets.get(`${rec.sessionId}\u0000${rec.sequence}`) ?? null,
+      receivedAt: null,
       contentHash: rec.contentHash,
       hostFailure: rec.hostFailure,
       dedupeKey: rec.hostFailure ? rec.contentHash : '',
-    };
-    for (const [name] of COLUMNS) arrays[name].push(values[name]);
-  }
-  const names = COLUMNS.map(([n]) => `"${n}"`).join(', ');
-  const unnest = COLUMNS.map(([, type], i) => `$${i + 3}::${type}[]`).join(', ');
-  const cols = COLUMNS.map(([n]) => `u."${n}"`).join(', ');
+    }),
+  );
+  const insert = unnestInsert(hostId, values, 'ON CONFLICT DO NOTHING RETURNING "hostFailure"');
   const stored = await tx.$queryRawUnsafe<{ failures: number; total: number }[]>(
-    `WITH ins AS (
-       INSERT INTO "InterceptionRecord" ("hostId", "agentId", ${names})
-       SELECT $1::uuid, $2::text, ${cols}
-       FROM unnest(${unnest}) WITH ORDINALITY AS u(${names}, ord)
-       ORDER BY u.ord
-       ON CONFLICT DO NOTHING
-       RETURNING "hostFailure")
+    `WITH ins AS (${insert.sql})
      SELECT count(*)::int AS total, count(*) FILTER (WHERE "hostFailure")::int AS failures FROM ins`,
-    hostId,
-    agentId,
-    ...COLUMNS.map(([name]) => arrays[name]),
+    ...insert.params,
   );
   const { total, failures } = stored[0] ?? { total: 0, failures: 0 };
   return { total, chained: total - failures };

@@ -127,8 +127,3 @@ async function audit(
     },
   });
 }
-
-/** One run per UTC day: every proposer uses the same outbox dedupeKey. */
-export function retentionDedupeKey(at: Date): string {
-  return `records.retention.${Math.floor(at.getTime() / DAY_MS)}`;
-}

@@ -3,8 +3,9 @@ import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { DecisionError, decideTicket } from '../approvals/decide';
 import { config } from '../config';
 import { db } from '../db';
+import { uuidOrNil } from '../http/uuid';
 import { moduleLogger } from '../logger';
-import { slackUpdateDedupeKey } from '../jobs/slack-update';
+import { slackUpdateDedupeKey } from '../jobs/definitions';
 import { withTimeout } from '../queue/connection';
 import { enqueue } from '../queue/outbox';
 import {
@@ -250,10 +251,4 @@ async function refreshMessage(prisma: PrismaClient, ticketId: string): Promise<v
       log.error({ ticketId, err: String(e) }, 'could not queue slack.update'),
     );
   }
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Prisma rejects a malformed uuid with an error; a nil uuid simply finds nothing. */
-function uuidOrNil(id: string): string {
-  return UUID.test(id) ? id : '00000000-0000-0000-0000-000000000000';
 }

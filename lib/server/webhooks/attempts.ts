@@ -1,7 +1,7 @@
 import 'server-only';
-import type { PrismaClient } from '@/lib/generated/prisma/client';
-import { nudgeRelay } from '../queue/outbox';
-import { enqueueAttempt } from './attempt-queue';
+import type { Prisma, PrismaClient } from '@/lib/generated/prisma/client';
+import { deliverDedupeKey } from '../jobs/definitions';
+import { enqueueInTx, nudgeRelay } from '../queue/outbox';
 import type { PostResult } from './http-post';
 import { webhookPolicy } from './policy';
 
@@ -15,6 +15,25 @@ export interface AttemptRecord {
   retry: boolean;
   /** Resolver consultations are final: `failed` rather than pending a retry. */
   final?: boolean;
+}
+
+/**
+ * Writes the outbox row of one attempt of a callback delivery (the
+ * `webhooks.deliver` job) in the caller's transaction, due at `at`. A manual
+ * redelivery gets its own key, so it never collides with a scheduled retry.
+ */
+export async function enqueueAttempt(
+  tx: Prisma.TransactionClient | PrismaClient,
+  deliveryId: string,
+  attempt: number,
+  opts: { at?: Date; manual?: boolean } = {},
+): Promise<void> {
+  await enqueueInTx(tx, {
+    kind: 'webhooks.deliver',
+    payload: { deliveryId, attempt, manual: opts.manual ?? false },
+    dedupeKey: deliverDedupeKey(deliveryId, attempt, opts.manual),
+    availableAt: opts.at,
+  });
 }
 
 /**

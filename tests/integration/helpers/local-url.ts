@@ -1,6 +1,7 @@
 /**
  * Integration tests create and drop databases and flush keys: they refuse
- * to point at anything but this machine (STYLE.md).
+ * to point at anything but this machine, so a stray DATABASE_URL or
+ * REDIS_URL can never cost someone their data.
  */
 
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);

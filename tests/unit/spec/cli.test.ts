@@ -73,7 +73,7 @@ describe('agent-hooks CLI', () => {
     const { tool_call: _, ...noToolCall } = contextAt('pre_tool_call');
     const invalid = await run(['identity'], JSON.stringify(noToolCall));
     expect(invalid.code).toBe(1);
-    // The engine's own §4 check and message (spec/context-check.ts).
+    // The engine's own §4 check and message (bin/context-check.ts).
     expect(JSON.parse(invalid.stderr).error).toEqual({
       code: 'host_error:context_invalid',
       message: '§4: tool_call is not an object',

@@ -1,8 +1,9 @@
 /**
  * The project's schemas (spec/schema, own $ids) accept and refuse the same
- * documents as the normative ones (§4, §5, §9, §10.3) that sit beside the
- * project in ../shared/spec/schema. Both sets load into ONE Ajv, which only
- * works because their $ids differ.
+ * documents as the normative ones published with the Agent Hooks 0.1
+ * specification (§4, §5, §9, §10.3), where a copy of them is checked out at
+ * NORMATIVE_DIR; a clone without it reports the check as skipped. Both sets
+ * load into ONE Ajv, which only works because their $ids differ.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -10,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { INTERCEPTION_POINTS } from '@/lib/hooks/vocabulary';
+import { INTERCEPTION_POINTS } from '@/lib/hooks';
 import { loadSchemas, SCHEMA_BASE } from '@/spec/index';
 import {
   type Case,

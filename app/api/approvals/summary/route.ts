@@ -1,4 +1,4 @@
-import { Role } from '@/lib/generated/prisma/enums';
+import { Role } from '@/lib/server/auth/roles';
 import { inboxSummary } from '@/lib/server/approvals/inbox';
 import { route } from '@/lib/server/http/route';
 

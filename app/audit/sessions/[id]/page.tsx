@@ -8,13 +8,12 @@ import { EmptyState } from '@/app/components/states';
 import { Table, Td, Th } from '@/app/components/table';
 import { getSessionTimeline } from '@/lib/server/audit/timeline';
 import { requireArea } from '@/lib/server/auth/session';
+import { isUuid } from '@/lib/server/http/uuid';
 import { ChainStatus } from './chain-status';
 import { HostFailures } from './host-failures';
 import { GapMarker, TimelineItem } from './timeline-entry';
 
 export const metadata: Metadata = { title: 'Session' };
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Next hands the segment over still percent-encoded; a malformed one names no session. */
 function decodeParam(raw: string): string | null {
@@ -36,8 +35,7 @@ export default async function SessionPage({ params, searchParams }: Props) {
   const sessionId = decodeParam(id);
   if (sessionId === null) notFound();
   const sp = await searchParams;
-  const host =
-    typeof sp.host === 'string' && UUID.test(sp.host) ? sp.host.toLowerCase() : undefined;
+  const host = typeof sp.host === 'string' && isUuid(sp.host) ? sp.host.toLowerCase() : undefined;
   const afterRaw = typeof sp.after === 'string' ? Number(sp.after) : undefined;
   const after =
     afterRaw !== undefined && Number.isInteger(afterRaw) && afterRaw >= -1 ? afterRaw : undefined;

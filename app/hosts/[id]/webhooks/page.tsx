@@ -1,12 +1,11 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { notFound } from 'next/navigation';
+import { Breadcrumb } from '@/app/components/breadcrumb';
 import { Card, PageHeader } from '@/app/components/page-header';
 import { Time } from '@/app/components/time';
 import { requireArea } from '@/lib/server/auth/session';
-import { getHost } from '@/lib/server/hosts';
-import { ApiError } from '@/lib/server/http/api-error';
 import { TIMEOUT_LIMITS, getHostWebhooks, type WebhookView } from '@/lib/server/webhooks/webhooks';
+import { hostOr404 } from '../../host-or-404';
 import { SelfTestResultView } from './self-test-result';
 import { WebhookAlerts } from './webhook-alerts';
 import {
@@ -22,25 +21,18 @@ export const metadata: Metadata = { title: 'Webhooks' };
 export default async function HostWebhooksPage({ params }: { params: Promise<{ id: string }> }) {
   await requireArea('hosts');
   const { id } = await params;
-  const host = await getHost(id).catch((err) => {
-    if (err instanceof ApiError && err.status === 404) notFound();
-    throw err;
-  });
+  const host = await hostOr404(id);
   const hooks = await getHostWebhooks(host.id);
   const now = new Date().toISOString();
   return (
     <>
-      <nav aria-label="Breadcrumb" className="mb-2 text-sm">
-        <Link href="/hosts" className="text-indigo-700 hover:underline">
-          Hosts
-        </Link>
-        <span className="text-slate-400"> / </span>
-        <Link href={`/hosts/${host.id}`} className="text-indigo-700 hover:underline">
-          {host.name}
-        </Link>
-        <span className="text-slate-400"> / </span>
-        <span className="text-slate-600">Webhooks</span>
-      </nav>
+      <Breadcrumb
+        trail={[
+          { label: 'Hosts', href: '/hosts' },
+          { label: host.name, href: `/hosts/${host.id}` },
+          { label: 'Webhooks' },
+        ]}
+      />
       <PageHeader
         title="Webhooks"
         description="Callbacks receive each resolution, signed (Standard Webhooks) and retried; a resolver is consulted before reviewers."

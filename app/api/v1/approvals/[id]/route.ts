@@ -3,8 +3,7 @@ import { parseWaitSeconds } from '@/lib/server/approvals/long-poll';
 import { awaitTicket } from '@/lib/server/approvals/wait';
 import { notFound } from '@/lib/server/http/api-error';
 import { route } from '@/lib/server/http/route';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '@/lib/server/http/uuid';
 
 /**
  * GET /api/v1/approvals/{id}?wait=SECONDS: long-poll (capped at 30 s) for
@@ -16,7 +15,7 @@ export const GET = route({ auth: 'host' }, async ({ req, host, params }) => {
   try {
     const id = String(params.id);
     const waitMs = parseWaitSeconds(req.nextUrl.searchParams.get('wait')) * 1000;
-    const answer = UUID.test(id)
+    const answer = isUuid(id)
       ? await awaitTicket(id, { hostId: host.hostId, waitMs, signal: req.signal })
       : null;
     if (!answer) throw notFound('The approval');

@@ -1,14 +1,14 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { notFound } from 'next/navigation';
+import { ActionsTh } from '@/app/components/admin-list';
+import { Breadcrumb } from '@/app/components/breadcrumb';
 import { PageHeader } from '@/app/components/page-header';
 import { EmptyState } from '@/app/components/states';
 import { Table, Td, Th } from '@/app/components/table';
 import { Time } from '@/app/components/time';
 import { requireArea } from '@/lib/server/auth/session';
-import { getHost } from '@/lib/server/hosts';
-import { ApiError } from '@/lib/server/http/api-error';
 import { listDeliveries } from '@/lib/server/webhooks/delivery-log';
+import { hostOr404 } from '../../../host-or-404';
 import { WebhookAlerts } from '../webhook-alerts';
 import { RedeliverButton } from '../webhook-forms';
 
@@ -24,29 +24,19 @@ const STATUS_CLASS: Record<string, string> = {
 export default async function DeliveriesPage({ params }: { params: Promise<{ id: string }> }) {
   await requireArea('hosts');
   const { id } = await params;
-  const host = await getHost(id).catch((err) => {
-    if (err instanceof ApiError && err.status === 404) notFound();
-    throw err;
-  });
+  const host = await hostOr404(id);
   const rows = await listDeliveries(host.id, 200);
   const now = new Date().toISOString();
   return (
     <>
-      <nav aria-label="Breadcrumb" className="mb-2 text-sm">
-        <Link href="/hosts" className="text-indigo-700 hover:underline">
-          Hosts
-        </Link>
-        <span className="text-slate-400"> / </span>
-        <Link href={`/hosts/${host.id}`} className="text-indigo-700 hover:underline">
-          {host.name}
-        </Link>
-        <span className="text-slate-400"> / </span>
-        <Link href={`/hosts/${host.id}/webhooks`} className="text-indigo-700 hover:underline">
-          Webhooks
-        </Link>
-        <span className="text-slate-400"> / </span>
-        <span className="text-slate-600">Deliveries</span>
-      </nav>
+      <Breadcrumb
+        trail={[
+          { label: 'Hosts', href: '/hosts' },
+          { label: host.name, href: `/hosts/${host.id}` },
+          { label: 'Webhooks', href: `/hosts/${host.id}/webhooks` },
+          { label: 'Deliveries' },
+        ]}
+      />
       <PageHeader
         title="Delivery log"
         description="Newest first. A redelivery sends the same webhook-id again, so receivers can deduplicate."
@@ -69,9 +59,7 @@ export default async function DeliveriesPage({ params }: { params: Promise<{ id:
               <Th className="text-right">Latency</Th>
               <Th>Last error</Th>
               <Th>Next attempt</Th>
-              <Th>
-                <span className="sr-only">Actions</span>
-              </Th>
+              <ActionsTh />
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100">

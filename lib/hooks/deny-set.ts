@@ -1,12 +1,14 @@
-import { type ApprovalConsultation, truncateUtf8 } from '@/lib/hooks';
+import { truncateUtf8 } from './record';
+import type { ApprovalConsultation } from './types';
 
-/** The app's bounds on `deny_set` (lib/server/approvals/validate-deny-set.ts). */
+/** Checkpoint's bounds on `deny_set` (lib/server/approvals/validate-deny-set.ts). */
 const MAX_STRING_BYTES = 256;
 const MAX_VERDICTS = 1000;
 
 /**
  * The `deny_set` member sent next to an ApprovalRequest: the engine's
- * consultation state, fitted to the app's bounds. It is display-only, so a
+ * consultation state, fitted to the app's bounds. Shared by the HTTP resolver
+ * (lib/client) and the server's in-process queue resolver. It is display-only, so a
  * long reason or name is cut (§10.3 style, with …) rather than letting the
  * app refuse the request and fail the consultation; a deny set too large to
  * send is left out, and the reviewer sees the record's summary later instead.

@@ -1,19 +1,22 @@
 import 'server-only';
-import type { z } from 'zod';
 import { approvalExpireJob } from './approval-expire';
 import { approvalsCreatedJob, approvalsResolvedJob } from './approvals-fanout';
 import { auditPingJob } from './audit-ping';
-import type { JobDefinition } from './define-job';
+import type { JobName } from './definitions';
+import type { RunnableJob } from './runnable';
 import { housekeepingJob } from './housekeeping';
 import { recordsRetentionJob } from './records-retention';
-import { webhooksDeliverJob } from './webhooks-deliver';
-import { webhooksResolveJob } from './webhooks-resolve';
 import { slackPostJob } from './slack-post';
 import { slackUpdateJob } from './slack-update';
+import { webhooksDeliverJob } from './webhooks-deliver';
+import { webhooksResolveJob } from './webhooks-resolve';
 
 /**
- * The one job registry (STYLE.md). Adding a job is one entry here: the key is
- * the job name, which is also the OutboxEvent `kind`.
+ * The worker's registry: job name → definition with its handler. Only the
+ * worker (queue/worker.ts) imports this module: the handlers load every
+ * service they call, and those services write outbox rows, so a producer
+ * that loaded it would close an import cycle. Producers use ./definitions.ts.
+ * Adding a job: its definition there, its handler here.
  */
 export const jobRegistry = {
   'audit.ping': auditPingJob,
@@ -26,15 +29,6 @@ export const jobRegistry = {
   'approvals.resolved': approvalsResolvedJob,
   'webhooks.deliver': webhooksDeliverJob,
   'webhooks.resolve': webhooksResolveJob,
-} satisfies Record<string, JobDefinition>;
+} satisfies Record<JobName, RunnableJob>;
 
-export type JobName = keyof typeof jobRegistry;
-
-/** What a producer passes for job `N` (before the schema's defaults). */
-export type JobPayload<N extends JobName> = z.input<(typeof jobRegistry)[N]['schema']>;
-
-export type JobRegistry = Record<string, JobDefinition>;
-
-export function isJobName(name: string): name is JobName {
-  return Object.hasOwn(jobRegistry, name);
-}
+export type JobRegistry = Record<string, RunnableJob>;

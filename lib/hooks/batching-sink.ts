@@ -1,9 +1,11 @@
-import type { InterceptionRecord, RecordSink } from '../hooks/types';
+import type { InterceptionRecord, RecordSink } from './types';
 import type { RecordRefusal, SendResult } from './send-result';
 
 /**
- * The buffering half of a RecordSink, shared by the HTTP sink (remote hosts)
- * and the server's in-process sink: records are buffered and sent in
+ * The buffering half of a RecordSink, shared by the HTTP sink (remote hosts,
+ * lib/client) and the server's in-process sink — here, in the engine, so
+ * neither depends on the other. The transport is a parameter; this module
+ * does no I/O itself: records are buffered and sent in
  * batches on size, on an interval and at close; transient failures are
  * retried with exponential backoff and jitter; memory is bounded.
  *

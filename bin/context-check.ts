@@ -8,13 +8,18 @@
  * The schema, with formats asserted, only adds warnings: an optional member
  * in a malformed format (`session.started_at: "IGNORED"`, a non-hex trace id)
  * sits outside the identity projection and changes nothing the engine does.
+ *
+ * It lives with the CLI, not in spec/: it needs the engine, and spec/ depends
+ * on no code of the project (tests/unit/boundaries.test.ts).
  */
-import { HooksError } from '../lib/hooks/errors';
-import { jcsSha256 } from '../lib/hooks/identity';
-import type { AgentContext } from '../lib/hooks/types';
-import { validateContextEnvelope } from '../lib/hooks/validate-context';
-import { HOST_ERRORS } from '../lib/hooks/vocabulary';
-import { validateAgainst } from './index';
+import {
+  type AgentContext,
+  HOST_ERRORS,
+  HooksError,
+  jcsSha256,
+  validateContextEnvelope,
+} from '../lib/hooks';
+import { validateAgainst } from '../spec';
 
 export type ContextCheck =
   | { ok: true; context: AgentContext; identity: string; warnings: string[] }
