@@ -1,7 +1,7 @@
 /** @type {import('next').NextConfig} */
 const nextConfig = {
-  // PGlite loads its WASM from its own package directory; BullMQ, pino and pg
-  // are Node-only. Keep them out of the server bundle (a webpack build
+  // PGlite loads its WASM from its own package directory; BullMQ, pino, pg
+  // and prom-client are Node-only. Keep them out of the server bundle (a webpack build
   // breaks PGlite otherwise; harmless under Turbopack).
   serverExternalPackages: [
     '@electric-sql/pglite',
@@ -10,6 +10,7 @@ const nextConfig = {
     'ioredis',
     'pino',
     'pg',
+    'prom-client',
   ],
   poweredByHeader: false,
   // Lets parallel builds (several engineers, or CI steps) keep apart.

@@ -19,7 +19,7 @@ import {
   type UserSummary,
 } from '@/lib/server/auth/user-records';
 import { db } from '@/lib/server/db';
-import { ApiError, forbidden, notFound } from '@/lib/server/http/api-error';
+import { AppError, forbidden, notFound } from '@/lib/server/http/api-error';
 import { isUuid } from '@/lib/server/http/uuid';
 
 export type { Actor, FieldErrors, UserSummary };
@@ -128,7 +128,7 @@ export async function createUser(actor: Actor, input: CreateUserInput): Promise<
     await lockAdmins(tx, actor);
     const taken = await tx.user.findUnique({ where: { email }, select: { id: true } });
     if (taken) {
-      throw new ApiError(409, 'email_taken', 'A user with this email already exists.', {
+      throw new AppError('email_taken', 'A user with this email already exists.', {
         fields: {
           email: { code: 'email_taken', message: 'A user with this email already exists.' },
         },
@@ -159,14 +159,10 @@ export async function updateUserRoles(
     const target = await findTarget(tx, userId);
     if (!roles.includes(Role.admin) && target.roles.includes(Role.admin)) {
       if (target.id === actor.id) {
-        throw new ApiError(
-          409,
-          'cannot_remove_own_admin',
-          'You cannot remove your own admin role.',
-        );
+        throw new AppError('cannot_remove_own_admin', 'You cannot remove your own admin role.');
       }
       if (!target.disabled && admins.filter((id) => id !== target.id).length === 0) {
-        throw new ApiError(409, 'last_admin', 'At least one enabled admin must remain.');
+        throw new AppError('last_admin', 'At least one enabled admin must remain.');
       }
     }
     // Saving the same roles is not a change: nothing to write or audit.
@@ -196,10 +192,10 @@ export async function setUserDisabled(
     const admins = await lockAdmins(tx, actor);
     const target = await findTarget(tx, userId);
     if (disabled && target.id === actor.id) {
-      throw new ApiError(409, 'cannot_disable_self', 'You cannot disable your own account.');
+      throw new AppError('cannot_disable_self', 'You cannot disable your own account.');
     }
     if (disabled && admins.includes(target.id) && admins.length === 1) {
-      throw new ApiError(409, 'last_admin', 'At least one enabled admin must remain.');
+      throw new AppError('last_admin', 'At least one enabled admin must remain.');
     }
     if (target.disabled === disabled) return toSummary(target);
     const user = await tx.user.update({

@@ -114,7 +114,7 @@ describe('decideTicket (exactly once, identity echo, §9-valid resolutions)', ()
     const huge = await refusal(
       decideTicket({ ...base, edit: { path: '$target.amount', value: 2 ** 60 } }),
     );
-    expect([huge.code, huge.status]).toEqual(['value_domain', 422]);
+    expect([huge.code, huge.status]).toEqual(['edit_value_invalid', 422]);
     const decided = await decideTicket({
       ...base,
       edit: { path: '$target["amount"]', value: 9000 },
@@ -155,7 +155,7 @@ describe('decideTicket (exactly once, identity echo, §9-valid resolutions)', ()
         contextIdentity: `${ticket.identity}0`,
       }),
     );
-    expect([e.code, e.status]).toEqual(['identity_mismatch', 409]);
+    expect([e.code, e.status]).toEqual(['identity_stale', 409]);
     const e2 = await refusal(
       decideTicket({
         ticketId: ticket.id,
@@ -164,7 +164,7 @@ describe('decideTicket (exactly once, identity echo, §9-valid resolutions)', ()
         contextIdentity: null,
       }),
     );
-    expect(e2.code).toBe('identity_mismatch');
+    expect(e2.code).toBe('identity_stale');
     const prisma = await testDb();
     const t = await prisma.approvalTicket.findUniqueOrThrow({ where: { id: ticket.id } });
     expect([t.status, t.decidedAt, t.resolution]).toEqual(['pending', null, null]);

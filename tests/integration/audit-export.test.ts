@@ -132,10 +132,10 @@ describe('GET /api/audit/export', () => {
     expect((await get('format=jsonl')).status).toBe(401);
     as(auditor);
     const cases: [string, string][] = [
-      ['format=xml', 'invalid_format'],
-      ['', 'invalid_format'],
-      ['format=csv&decision=maybe', 'invalid_filter'],
-      ['format=csv&scope=session&session=x-1', 'invalid_filter'],
+      ['format=xml', 'format_invalid'],
+      ['', 'format_invalid'],
+      ['format=csv&decision=maybe', 'filter_invalid'],
+      ['format=csv&scope=session&session=x-1', 'filter_invalid'],
     ];
     for (const [query, code] of cases) {
       const res = await get(query);

@@ -233,7 +233,7 @@ describe('audit search', () => {
     expect(parseAuditFilters(Object.fromEntries(filtersToParams(f)))).toEqual(f);
   });
 
-  it('refuses bad filters with invalid_filter instead of widening the search', () => {
+  it('refuses bad filters with filter_invalid instead of widening the search', () => {
     for (const raw of [
       { point: 'before_lunch' },
       { decision: 'maybe' },
@@ -255,7 +255,7 @@ describe('audit search', () => {
         }
       })();
       expect(err, JSON.stringify(raw)).toBeInstanceOf(ApiError);
-      expect((err as ApiError).code).toBe('invalid_filter');
+      expect((err as ApiError).code).toBe('filter_invalid');
     }
   });
 });
@@ -318,7 +318,7 @@ describe('audit search keyset pagination', () => {
     expect([...first.rows, ...second.rows].map((r) => r.id)).toEqual(expected);
   });
 
-  it('refuses a forged cursor with invalid_cursor', async () => {
+  it('refuses a forged cursor with cursor_invalid', async () => {
     for (const cursor of [
       'nope!',
       Buffer.from('2026-01-01|1').toString('base64url'),
@@ -326,7 +326,7 @@ describe('audit search keyset pagination', () => {
     ]) {
       await expect(searchRecords(auditor, {}, { cursor })).rejects.toMatchObject({
         status: 400,
-        code: 'invalid_cursor',
+        code: 'cursor_invalid',
       });
     }
   });

@@ -76,3 +76,23 @@ describe('/api/metrics is protected (RBAC)', () => {
     }
   });
 });
+
+describe('/api/metrics beyond the checkpoint counters', () => {
+  it('serves process and Node.js metrics and the outbound-request histogram', async () => {
+    auth.user = { id: 'a', roles: ['auditor'] };
+    const { text } = await scrape();
+    expect(text).toMatch(/^process_cpu_user_seconds_total [\d.e-]+$/m);
+    expect(text).toMatch(/^process_resident_memory_bytes \d+$/m);
+    expect(text).toMatch(/^nodejs_heap_size_used_bytes \d+$/m);
+    expect(text).toMatch(/^# TYPE checkpoint_outbound_request_duration_seconds histogram$/m);
+  });
+
+  it('says which counters are per process', async () => {
+    auth.user = { id: 'a', roles: ['auditor'] };
+    const { text } = await scrape();
+    expect(text).toMatch(/^# HELP checkpoint_records_ingested_total .*this process/m);
+    expect(text).toMatch(/^# HELP checkpoint_records_host_error_total .*this process/m);
+    // Read from the database when scraped: not per process.
+    expect(text).not.toMatch(/^# HELP checkpoint_approvals_pending .*this process/m);
+  });
+});

@@ -72,7 +72,7 @@ describe('ingest refuses, one test per reason, storing nothing (§10.3)', () => 
   });
 
   it('an unknown top-level field', async () => {
-    expect(await refuseOne(makeRecord('s', 1, { context: { secret: 1 } }))).toBe('unknown_field');
+    expect(await refuseOne(makeRecord('s', 1, { context: { secret: 1 } }))).toBe('field_unknown');
   });
 
   it('a schema violation (bad interception point)', async () => {
@@ -117,7 +117,7 @@ describe('ingest refuses, one test per reason, storing nothing (§10.3)', () => 
     ].join('\n');
     const res = await post(body, 'application/x-ndjson');
     expect(res.status).toBe(400);
-    expect(res.body.error.details.errors).toMatchObject([{ index: 1, code: 'invalid_json' }]);
+    expect(res.body.error.details.errors).toMatchObject([{ index: 1, code: 'json_invalid' }]);
   });
 
   it('an integer past 2^53 (parseJsonText, not JSON.parse, §10.2)', async () => {
@@ -127,7 +127,7 @@ describe('ingest refuses, one test per reason, storing nothing (§10.3)', () => 
     );
     const res = await post(body);
     expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('invalid_json');
+    expect(res.body.error.code).toBe('value_domain');
   });
 
   it('a body that is not JSON or NDJSON: 415', async () => {
@@ -136,25 +136,25 @@ describe('ingest refuses, one test per reason, storing nothing (§10.3)', () => 
     expect(res.body.error.code).toBe('unsupported_media_type');
   });
 
-  it('more than 10,000 records: 413 records_too_large', async () => {
+  it('more than 10,000 records: 413 payload_too_large', async () => {
     const line = JSON.stringify(makeRecord('s', 0));
     const res = await post(Array(10_001).fill(line).join('\n'), 'application/x-ndjson');
     expect(res.status).toBe(413);
-    expect(res.body.error.code).toBe('records_too_large');
+    expect(res.body.error.code).toBe('payload_too_large');
   });
 
-  it('more than 5 MiB: 413 records_too_large', async () => {
+  it('more than 5 MiB: 413 payload_too_large', async () => {
     const filler = 'x'.repeat(5 * 1024 * 1024);
     const res = await post(
       `[${JSON.stringify(makeRecord('s', 0, { verdict: { decision: 'allow', reason: filler } }))}]`,
     );
     expect(res.status).toBe(413);
-    expect(res.body.error.code).toBe('records_too_large');
+    expect(res.body.error.code).toBe('payload_too_large');
   });
 
   it('a JSON body that is not an array', async () => {
     const res = await post(JSON.stringify(makeRecord('s', 0)));
     expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('invalid_request');
+    expect(res.body.error.code).toBe('request_invalid');
   });
 });

@@ -2,9 +2,9 @@ import { IncomingWebhook } from '@slack/webhook';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { jobRegistry } from '@/lib/server/jobs/handlers';
 import { createLogger } from '@/lib/server/logger';
-import { type GuardOptions, guardOptionsFromConfig } from '@/lib/server/webhooks/ssrf';
+import { type GuardOptions, guardOptionsFromConfig } from '@/lib/server/net/ssrf';
 import { processJob } from '@/lib/server/queue/worker';
-import { makeGuardedFetch } from '@/lib/server/slack/outbound';
+import { makeGuardedFetch } from '@/lib/server/net/guarded-fetch';
 import { postTicketMessage, updateTicketMessage } from '@/lib/server/slack/messages';
 import { saveGlobalSlackSettings, saveHostSlackSettings } from '@/lib/server/slack/settings';
 import { decideTicket } from '@/lib/server/approvals/decide';
@@ -223,7 +223,7 @@ describe('Slack messages through the real @slack/web-api and @slack/webhook clie
       saveHostSlackSettings(prisma, host.id, {
         webhookUrl: `${standIn.url}/hooks/T000/B000/secret`,
       }),
-    ).rejects.toMatchObject({ code: 'invalid_request' });
+    ).rejects.toMatchObject({ code: 'request_invalid' });
     await prisma.host.update({
       where: { id: host.id },
       data: { slackWebhookUrl: `${standIn.url}/hooks/T000/B000/secret` },

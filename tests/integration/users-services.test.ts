@@ -90,7 +90,7 @@ describe('user services', () => {
       createUser(admin, { email: 'not-an-email', roles: ['root'], password: 'short' }),
     );
     expect(err.status).toBe(400);
-    expect(err.code).toBe('invalid_request');
+    expect(err.code).toBe('request_invalid');
     expect(err.details).toMatchObject({
       fields: {
         email: { code: 'email_invalid' },
@@ -211,7 +211,7 @@ describe('user services', () => {
       changeOwnPassword(reviewer, { currentPassword: 'nope', newPassword: 'second-password-123' }),
     );
     expect(wrong.details).toMatchObject({
-      fields: { currentPassword: { code: 'wrong_password' } },
+      fields: { currentPassword: { code: 'password_wrong' } },
     });
     await changeOwnPassword(reviewer, {
       currentPassword: 'first-password-123',

@@ -127,7 +127,7 @@ describe('host webhooks API (/api/v1/webhooks)', () => {
     expect(extra.status).toBe(400);
     expect(await (await testDb()).webhook.count()).toBe(0);
     const none = await call(del, host.key, 'DELETE', { kind: 'resolver' });
-    expect(none).toMatchObject({ status: 404, body: { error: { code: 'webhook_not_found' } } });
+    expect(none).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
     const nokey = await call(getHooks, 'ck_wrong', 'GET', {});
     expect(nokey.status).toBe(401);
   });
@@ -163,9 +163,9 @@ describe('host webhooks API (/api/v1/webhooks)', () => {
     });
     expect((await call(getDeliveries, other.key, 'GET', {})).body.deliveries).toEqual([]);
     const theirs = await call(redeliverRoute, other.key, 'POST', { id: d.id });
-    expect(theirs).toMatchObject({ status: 404, body: { error: { code: 'delivery_not_found' } } });
+    expect(theirs).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
     const junk = await call(redeliverRoute, host.key, 'POST', { id: 'not-a-uuid' });
-    expect(junk.body.error.code).toBe('delivery_not_found');
+    expect(junk.body.error.code).toBe('not_found');
     const mine = await call(getDeliveries, host.key, 'GET', {});
     expect(mine.body.deliveries).toHaveLength(1);
     expect(mine.body.deliveries[0]).toMatchObject({ webhook_id: 'msg_x', status: 'dead' });

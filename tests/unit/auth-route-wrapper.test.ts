@@ -1,7 +1,7 @@
 import { NextRequest } from 'next/server';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { ApiError } from '@/lib/server/http/api-error';
+import { AppError } from '@/lib/server/http/api-error';
 import { route } from '@/lib/server/http/route';
 
 // The session comes from Auth.js inside Next (exercised end to end in
@@ -35,11 +35,11 @@ describe('route() wrapper', () => {
     expect(await res.json()).toEqual({ got: { name: 'a', count: 2 } });
   });
 
-  it('answers 400 invalid_request naming every bad field', async () => {
+  it('answers 400 request_invalid naming every bad field', async () => {
     const res = await create(post('{"name":"","count":"x"}'), ctx());
     const err = await errorOf(res);
     expect(err.status).toBe(400);
-    expect(err.code).toBe('invalid_request');
+    expect(err.code).toBe('request_invalid');
     expect(err.message).toContain('name');
     expect(err.message).toContain('count');
     expect(err.details.issues.map((i: { path: string }) => i.path)).toEqual(['name', 'count']);
@@ -48,7 +48,7 @@ describe('route() wrapper', () => {
   it('answers 400 for malformed JSON, 415 for other media types, 413 past the cap', async () => {
     expect(await errorOf(await create(post('{"name":'), ctx()))).toMatchObject({
       status: 400,
-      code: 'invalid_request',
+      code: 'json_invalid',
     });
     expect(
       await errorOf(await create(post('name=a', { 'content-type': 'text/plain' }), ctx())),
@@ -60,9 +60,9 @@ describe('route() wrapper', () => {
     });
   });
 
-  it('maps ApiError to its status and code, and hides anything else as 500 internal', async () => {
+  it('maps AppError to its table status and code, and hides anything else as 500 internal', async () => {
     const conflict = route({ auth: 'public' }, () => {
-      throw new ApiError(409, 'email_taken', 'Taken.');
+      throw new AppError('email_taken', 'Taken.');
     });
     expect(await errorOf(await conflict(post('{}'), ctx()))).toEqual({
       status: 409,

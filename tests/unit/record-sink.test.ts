@@ -137,7 +137,7 @@ describe('HttpRecordSink', () => {
             error: {
               code: 'records_invalid',
               message: 'x',
-              details: { errors: [{ index: 1, code: 'unknown_field', message: 'x' }] },
+              details: { errors: [{ index: 1, code: 'field_unknown', message: 'x' }] },
             },
           },
           { status: 400 },

@@ -1,14 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { classifyAddress, parseAllowList } from '@/lib/server/webhooks/address-class';
-import { postWebhook } from '@/lib/server/webhooks/http-post';
+import { classifyAddress, parseAllowList } from '@/lib/server/net/address-class';
+import { postWebhook } from '@/lib/server/net/http-post';
 import {
   assertWebhookUrl,
   type GuardOptions,
   type LookupFn,
   type ResolvedAddress,
-} from '@/lib/server/webhooks/ssrf';
+} from '@/lib/server/net/ssrf';
 
 const answers =
   (...seq: string[][]): LookupFn =>

@@ -5,6 +5,8 @@ import type { FormState } from '@/app/components/form-state';
 import { formatAbsolute } from '@/app/components/time-format';
 import { parseJsonText, ValueDomainError } from '@/lib/hooks';
 import { DecisionError, decideTicket } from '@/lib/server/approvals/decide';
+import { actionErrorState } from '@/lib/server/http/action-state';
+import type { AppError } from '@/lib/server/http/api-error';
 import { AREAS, hasAnyRole } from '@/lib/server/auth/roles';
 import { getCurrentUser } from '@/lib/server/auth/session';
 
@@ -13,14 +15,14 @@ export type DecisionState = FormState;
 
 const MESSAGES: Record<string, string> = {
   not_found: 'This ticket no longer exists.',
-  identity_mismatch:
+  identity_stale:
     'The request changed since this page was loaded (its context identity differs). Nothing was decided; reload and review it again.',
   expired: 'The deadline passed: the ticket expired and the host was told "unresolved".',
   reason_required: 'Say why you reject it: the agent and the audit trail get this reason.',
   edit_touches_redacted:
     'That edit touches a redacted value. Redacted values were never shown to you, so they cannot be edited here.',
   edit_path_invalid: 'That path does not resolve against the target.',
-  value_domain: 'The value is not valid JSON within the value domain (§4.4).',
+  edit_value_invalid: 'The value is not valid JSON within the value domain (§4.4).',
   resolution_invalid:
     'The resulting resolution failed validation (§9), so nothing was released. Try a different edit.',
   forbidden: 'Only reviewers and admins decide. Auditors see tickets read-only.',
@@ -51,12 +53,12 @@ export async function decideAction(_prev: DecisionState, form: FormData): Promis
       if (!(err instanceof ValueDomainError)) throw err;
       return {
         status: 'error',
-        code: 'value_domain',
+        code: 'edit_value_invalid',
         message: `The value is refused: ${err.message}.`,
       };
     }
   } else if (outcome !== 'approve' && outcome !== 'reject') {
-    return { status: 'error', code: 'invalid_request', message: 'Unknown decision.' };
+    return { status: 'error', code: 'request_invalid', message: 'Unknown decision.' };
   }
   if (outcome === 'reject' && !reason) {
     return { status: 'error', code: 'reason_required', message: MESSAGES.reason_required };
@@ -71,10 +73,9 @@ export async function decideAction(_prev: DecisionState, form: FormData): Promis
       reason: reason || undefined,
     });
   } catch (err) {
-    if (!(err instanceof DecisionError)) throw err;
     // No revalidation here: the page would re-render as decided and the
     // reviewer would never read why their decision did not count.
-    return { status: 'error', code: err.code, message: describeError(err) };
+    return actionErrorState(err, undefined, { describe: describeError });
   }
   revalidatePath(`/approvals/${ticketId}`);
   revalidatePath('/approvals');
@@ -82,8 +83,8 @@ export async function decideAction(_prev: DecisionState, form: FormData): Promis
   return { status: 'ok', code: 'decided', message: done[outcome as keyof typeof done] };
 }
 
-function describeError(err: DecisionError): string {
-  if (err.code === 'already_decided') {
+function describeError(err: AppError): string {
+  if (err instanceof DecisionError && err.code === 'already_decided') {
     const by = err.decidedBy?.email ?? err.decidedBy?.kind ?? 'someone else';
     const at = err.decidedAt ? ` at ${formatAbsolute(new Date(err.decidedAt))}` : '';
     return `Already decided by ${by}${at}. Your decision was not applied.`;

@@ -76,7 +76,7 @@ export function DecisionPanel(props: Props) {
           className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800"
         >
           {state.message}
-          {(settled || state.code === 'identity_mismatch') && (
+          {(settled || state.code === 'identity_stale') && (
             <button
               type="button"
               onClick={() => router.refresh()}

@@ -90,7 +90,7 @@ export async function decideTicket(input: DecideInput): Promise<DecidedTicket> {
   // §9 echo: byte for byte, null echoes null.
   if (input.contextIdentity !== ticket.contextIdentity) {
     throw new DecisionError(
-      'identity_mismatch',
+      'identity_stale',
       'The ticket changed since it was displayed (context identity differs); nothing was decided.',
     );
   }

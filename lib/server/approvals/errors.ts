@@ -1,55 +1,42 @@
 import 'server-only';
+import { AppError, type ErrorCode } from '../http/api-error';
 
 /**
- * Why a decision was refused. Stable codes: the inbox and tests match on
- * `code`, the HTTP layer answers `status`.
+ * Why a decision was refused. Stable codes from the one table
+ * (lib/server/http/error-codes.ts): the inbox, Slack and the resolver match
+ * on `code`, the HTTP layer answers `status`.
  */
-export type DecisionErrorCode =
+export type DecisionErrorCode = Extract<
+  ErrorCode,
   | 'not_found'
-  | 'identity_mismatch'
+  | 'identity_stale'
   | 'already_decided'
   | 'expired'
   | 'reason_required'
   | 'edit_touches_redacted'
   | 'edit_path_invalid'
-  | 'value_domain'
+  | 'edit_value_invalid'
   | 'resolution_invalid'
   /** PostgreSQL text cannot hold U+0000: an edit or reason carrying one cannot be stored. */
   | 'nul_character'
   | 'forbidden'
   /** Issue 6: the host's automated resolver holds the ticket; reviewers wait. */
-  | 'with_resolver';
-
-const STATUS: Record<DecisionErrorCode, number> = {
-  not_found: 404,
-  identity_mismatch: 409,
-  already_decided: 409,
-  expired: 409,
-  reason_required: 400,
-  edit_touches_redacted: 422,
-  edit_path_invalid: 422,
-  value_domain: 422,
-  resolution_invalid: 422,
-  nul_character: 422,
-  forbidden: 403,
-  with_resolver: 409,
-};
+  | 'with_resolver'
+>;
 
 export type DecidedBy = { kind: string; userId?: string; email?: string };
 
-export class DecisionError extends Error {
-  readonly status: number;
+export class DecisionError extends AppError {
   /** Set for `already_decided`: who won, and when. */
   decidedBy?: DecidedBy;
   decidedAt?: Date;
 
   constructor(
-    readonly code: DecisionErrorCode,
+    override readonly code: DecisionErrorCode,
     message: string,
   ) {
-    super(message);
+    super(code, message);
     this.name = 'DecisionError';
-    this.status = STATUS[code];
   }
 }
 
@@ -58,7 +45,8 @@ export class DecisionError extends Error {
  * nothing; 400s are shape problems, 422s are well-formed requests the server
  * cannot bind (identity, redaction).
  */
-export type IntakeErrorCode =
+export type IntakeErrorCode = Extract<
+  ErrorCode,
   | 'json_invalid'
   | 'value_domain'
   | 'request_invalid'
@@ -76,25 +64,16 @@ export type IntakeErrorCode =
   | 'identity_mismatch'
   | 'redaction_required'
   /** The host's stored redaction paths no longer parse (§5.2): fail closed until re-saved. */
-  | 'redaction_paths_invalid';
+  | 'redaction_paths_invalid'
+>;
 
-export class IntakeError extends Error {
-  readonly status: number;
-
+export class IntakeError extends AppError {
   constructor(
-    readonly code: IntakeErrorCode,
+    override readonly code: IntakeErrorCode,
     message: string,
-    readonly details?: unknown,
+    details?: unknown,
   ) {
-    super(message);
+    super(code, message, details);
     this.name = 'IntakeError';
-    this.status =
-      code === 'identity_mismatch' ||
-      code === 'redaction_required' ||
-      code === 'redaction_paths_invalid'
-        ? 422
-        : code === 'payload_too_large'
-          ? 413
-          : 400;
   }
 }

@@ -1,9 +1,9 @@
 import 'server-only';
 import { randomUUID } from 'node:crypto';
-import { parseJsonText, ValueDomainError } from '@/lib/hooks';
 import type { Prisma } from '@/lib/generated/prisma/client';
 import { db } from '../db';
 import { assertNoNulCharacter } from '../http/nul-character';
+import { parseJsonBody } from '../http/read-body';
 import { approvalExpireDedupeKey, ticketFanoutDedupeKey } from '../jobs/definitions';
 import { nudgeRelay, validateOutboxInput } from '../queue/outbox';
 import { IntakeError } from './errors';
@@ -30,17 +30,7 @@ export interface TicketRef {
  * round or drop anything (§4.4, §10.2).
  */
 export function parseApprovalText(text: string): unknown {
-  try {
-    return parseJsonText(text, { maxBytes: MAX_REQUEST_BYTES });
-  } catch (err) {
-    if (!(err instanceof ValueDomainError)) throw err;
-    try {
-      JSON.parse(text);
-    } catch {
-      throw new IntakeError('json_invalid', 'The body is not valid JSON.');
-    }
-    throw new IntakeError('value_domain', err.message);
-  }
+  return parseJsonBody(text, MAX_REQUEST_BYTES);
 }
 
 /**
@@ -48,7 +38,7 @@ export function parseApprovalText(text: string): unknown {
  * redact with the host's paths and bind the identity (redact-request.ts),
  * then write the ticket, its expiry job and its fan-out job in one
  * transaction. The same host + identity again returns the existing ticket
- * (`created: false`), whatever its state. Throws IntakeError (or ApiError
+ * (`created: false`), whatever its state. Throws IntakeError (or AppError
  * `nul_character`, 422); a refused request stores nothing.
  */
 export async function createApprovalTicket(

@@ -65,7 +65,7 @@ describe('decision verdicts (§5.2 edits) and released resolutions (§9)', () =>
     ).toBe('edit_touches_redacted');
   });
 
-  it('an absent edit value is null (§5.2), and a bad one is value_domain', () => {
+  it('an absent edit value is null (§5.2), and a bad one is edit_value_invalid', () => {
     expect(
       decisionVerdict('approve', {
         edit: { path: '$target.amount', value: undefined },
@@ -81,7 +81,7 @@ describe('decision verdicts (§5.2 edits) and released resolutions (§9)', () =>
           redactedPaths: [],
         }),
       ),
-    ).toBe('value_domain');
+    ).toBe('edit_value_invalid');
   });
 
   it("a rejection is a stable non-host_error deny carrying the decider's words (§9, §11)", () => {
@@ -104,7 +104,7 @@ describe('decision verdicts (§5.2 edits) and released resolutions (§9)', () =>
     );
   });
 
-  it('an edit whose result leaves the domain where it lands is value_domain (§10.2)', () => {
+  it('an edit whose result leaves the domain where it lands is edit_value_invalid (§10.2)', () => {
     // 125 levels pass alone; under tool_call.args.lines[0] the context is 5 deeper.
     let deep: unknown = 1;
     for (let i = 0; i < 125; i++) deep = [deep];
@@ -116,7 +116,7 @@ describe('decision verdicts (§5.2 edits) and released resolutions (§9)', () =>
           redactedPaths: [],
         }),
       ),
-    ).toBe('value_domain');
+    ).toBe('edit_value_invalid');
   });
 
   it('a resolution that would fail §9 is never built', () => {

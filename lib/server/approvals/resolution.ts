@@ -69,7 +69,7 @@ export function decisionVerdict(
     checkValueDomain(value === undefined ? null : value);
   } catch (err) {
     throw new DecisionError(
-      'value_domain',
+      'edit_value_invalid',
       `The edited value is not interoperable JSON: ${err instanceof Error ? err.message : 'invalid'}`,
     );
   }
@@ -83,7 +83,7 @@ export function decisionVerdict(
     checkValueDomain(applied.context);
   } catch (err) {
     throw new DecisionError(
-      'value_domain',
+      'edit_value_invalid',
       `The edited context is not interoperable JSON: ${err instanceof Error ? err.message : 'invalid'}`,
     );
   }

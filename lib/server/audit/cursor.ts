@@ -14,7 +14,7 @@ export function encodeCursor(c: Cursor): string {
   return Buffer.from(`${c.receivedAt}|${c.id}`, 'utf8').toString('base64url');
 }
 
-/** A cursor that was not made by encodeCursor is a 400 `invalid_cursor`. */
+/** A cursor that was not made by encodeCursor is a 400 `cursor_invalid`. */
 export function decodeCursor(raw: string): Cursor {
   const text = /^[A-Za-z0-9_-]{1,80}$/.test(raw)
     ? Buffer.from(raw, 'base64url').toString('utf8')
@@ -29,7 +29,7 @@ export function decodeCursor(raw: string): Cursor {
     throw invalidRequest(
       'The page cursor is not valid; start the search again.',
       undefined,
-      'invalid_cursor',
+      'cursor_invalid',
     );
   }
   return { receivedAt, id: id as string };

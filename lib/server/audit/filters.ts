@@ -111,7 +111,7 @@ function firstValues(raw: RawParams): Record<string, string> {
 
 /**
  * Parses the URL's filters. Unknown parameters are ignored (the page has
- * its own, like `cursor`); a bad value is a 400 `invalid_filter` naming
+ * its own, like `cursor`); a bad value is a 400 `filter_invalid` naming
  * the parameter, never a silently wider search.
  */
 export function parseAuditFilters(raw: RawParams): AuditFilters {
@@ -122,7 +122,7 @@ export function parseAuditFilters(raw: RawParams): AuditFilters {
     throw invalidRequest(
       `The filter "${param}" is not valid: ${issue?.message ?? 'bad value'}.`,
       { param },
-      'invalid_filter',
+      'filter_invalid',
     );
   }
   const p = parsed.data;
@@ -140,7 +140,7 @@ export function parseAuditFilters(raw: RawParams): AuditFilters {
   if (p.from) f.from = p.from;
   if (p.to) f.to = p.to;
   if (f.from && f.to && f.from >= f.to) {
-    throw invalidRequest('"from" must be before "to".', { param: 'from' }, 'invalid_filter');
+    throw invalidRequest('"from" must be before "to".', { param: 'from' }, 'filter_invalid');
   }
   return f;
 }

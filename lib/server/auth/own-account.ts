@@ -1,6 +1,6 @@
 import 'server-only';
 import { db } from '@/lib/server/db';
-import { ApiError, notFound } from '@/lib/server/http/api-error';
+import { AppError, notFound } from '@/lib/server/http/api-error';
 import { hashPassword, verifyPassword } from './password';
 import { type FieldErrors, checkPassword, validationError } from './user-input';
 import {
@@ -36,7 +36,7 @@ export async function changeOwnPassword(
   });
   if (!user) throw notFound('The user');
   if (user.passwordHash && !(await verifyPassword(current, user.passwordHash))) {
-    fields.currentPassword = { code: 'wrong_password', message: 'The current password is wrong.' };
+    fields.currentPassword = { code: 'password_wrong', message: 'The current password is wrong.' };
   }
   if (Object.keys(fields).length) throw validationError(fields);
   const passwordHash = await hashPassword(next);
@@ -66,7 +66,7 @@ export async function setOwnSlackUserId(actor: Actor, raw: unknown): Promise<Use
       ? await tx.user.findUnique({ where: { slackUserId: value }, select: { id: true } })
       : null;
     if (owner && owner.id !== actor.id) {
-      throw new ApiError(409, 'slack_user_id_taken', 'Another user already linked this Slack id.', {
+      throw new AppError('slack_user_id_taken', 'Another user already linked this Slack id.', {
         fields: {
           slackUserId: {
             code: 'slack_user_id_taken',

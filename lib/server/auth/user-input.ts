@@ -1,7 +1,8 @@
 import 'server-only';
 import { z } from 'zod';
 import type { Role } from '@/lib/generated/prisma/enums';
-import { ApiError } from '@/lib/server/http/api-error';
+import { AppError } from '@/lib/server/http/api-error';
+import type { DetailCode, ErrorCode } from '@/lib/server/http/error-codes';
 import { normalizeEmail } from './credentials';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './password';
 import { parseRoles } from './roles';
@@ -9,11 +10,11 @@ import { parseRoles } from './roles';
 /** Validation of user input, each failure a field error with a stable code. */
 
 /** Field errors carry stable codes; the form shows the message by the field. */
-export type FieldErrors = Record<string, { code: string; message: string }>;
+export type FieldErrors = Record<string, { code: ErrorCode | DetailCode; message: string }>;
 
-export function validationError(fields: FieldErrors): ApiError {
+export function validationError(fields: FieldErrors): AppError {
   const first = Object.values(fields)[0];
-  return new ApiError(400, 'invalid_request', first?.message ?? 'Invalid input.', { fields });
+  return new AppError('request_invalid', first?.message ?? 'Invalid input.', { fields });
 }
 
 const emailSchema = z.email();

@@ -1,6 +1,6 @@
 import 'server-only';
 import { db } from '@/lib/server/db';
-import { ApiError, notFound } from '@/lib/server/http/api-error';
+import { AppError, notFound } from '@/lib/server/http/api-error';
 import { auditHost, type HostActorId, isUuid, lockHost, requireHostAdmin } from './admin-actor';
 import { generateApiKey } from './api-key';
 
@@ -33,7 +33,7 @@ function checkKeyName(raw: unknown): string {
   const name = typeof raw === 'string' ? raw.trim() : '';
   if (!name || name.length > NAME_MAX || /\p{Cc}/u.test(name)) {
     const message = `Name the key (1 to ${NAME_MAX} characters), e.g. after where it is used.`;
-    throw new ApiError(400, 'api_key_name_invalid', message, {
+    throw new AppError('api_key_name_invalid', message, {
       fields: { name: { code: 'api_key_name_invalid', message } },
     });
   }
@@ -56,7 +56,7 @@ export async function issueApiKey(
     await requireHostAdmin(tx, actorId);
     const host = await lockHost(tx, hostId);
     if (host.archivedAt) {
-      throw new ApiError(409, 'host_archived', 'Restore the host before issuing keys for it.');
+      throw new AppError('host_archived', 'Restore the host before issuing keys for it.');
     }
     const apiKey = await tx.apiKey.create({
       data: {

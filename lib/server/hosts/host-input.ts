@@ -1,5 +1,6 @@
 import { formatPath, HOST_ERRORS, parseTransformPath } from '@/lib/hooks';
 import { formatDuration, parseDuration } from './duration';
+import type { ErrorCode } from '@/lib/server/http/error-codes';
 
 /**
  * Validation of what an admin types for a host. Each problem is a field
@@ -7,7 +8,7 @@ import { formatDuration, parseDuration } from './duration';
  * field is wrong (nothing is written).
  */
 
-export type FieldErrors = Record<string, { code: string; message: string }>;
+export type FieldErrors = Record<string, { code: ErrorCode; message: string }>;
 
 export const HOST_NAME_MAX = 64;
 export const DESCRIPTION_MAX = 500;

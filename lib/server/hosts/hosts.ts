@@ -1,7 +1,8 @@
 import 'server-only';
 import type { Prisma } from '@/lib/generated/prisma/client';
 import { db } from '@/lib/server/db';
-import { ApiError, notFound } from '@/lib/server/http/api-error';
+import { AppError, notFound } from '@/lib/server/http/api-error';
+import { isErrorCode, statusOf } from '@/lib/server/http/error-codes';
 import {
   auditHost,
   type HostActorId,
@@ -82,37 +83,32 @@ const summarySelect = {
   archivedAt: true,
 } as const satisfies Prisma.HostSelect;
 
-function fieldsError(fields: FieldErrors, status = 400, code?: string): ApiError {
-  const first = Object.values(fields)[0];
-  return new ApiError(
-    status,
-    code ?? first?.code ?? 'invalid_request',
-    first?.message ?? 'Invalid input.',
-    {
-      fields,
-    },
-  );
+/**
+ * Field errors as one AppError: the code is a conflicting field's (409) if
+ * there is one, else the first field's, so each code keeps its one status.
+ */
+function fieldsError(fields: FieldErrors): AppError {
+  const all = Object.values(fields);
+  const first = all.find((f) => isErrorCode(f.code) && statusOf(f.code) === 409) ?? all[0];
+  const code = first && isErrorCode(first.code) ? first.code : 'request_invalid';
+  return new AppError(code, first?.message ?? 'Invalid input.', { fields });
 }
 
-function nameTaken(): ApiError {
-  return fieldsError(
-    { name: { code: 'host_name_taken', message: 'Another host already has this name.' } },
-    409,
-  );
+function nameTaken(): AppError {
+  return fieldsError({
+    name: { code: 'host_name_taken', message: 'Another host already has this name.' },
+  });
 }
 
 /** Names compare case-insensitively, and the built-in host's name is reserved. */
 async function checkNameFree(tx: Tx, name: string, exceptId?: string): Promise<void> {
   if (name.toLowerCase() === BUILT_IN_HOST_NAME) {
-    throw fieldsError(
-      {
-        name: {
-          code: 'host_name_reserved',
-          message: `"${BUILT_IN_HOST_NAME}" is the built-in host's name.`,
-        },
+    throw fieldsError({
+      name: {
+        code: 'host_name_reserved',
+        message: `"${BUILT_IN_HOST_NAME}" is the built-in host's name.`,
       },
-      409,
-    );
+    });
   }
   const clash = await tx.host.findFirst({
     where: {
@@ -204,7 +200,7 @@ export async function updateHost(
         };
       }
       if (Object.keys(fields).length) {
-        throw fieldsError(fields, fields.name?.code === 'builtin_host_name_fixed' ? 409 : 400);
+        throw fieldsError(fields);
       }
       if (name !== host.name) await checkNameFree(tx, name, host.id);
       const next = { name, description, defaultTimeoutMs, maxTimeoutMs, redactionPaths };
@@ -249,11 +245,7 @@ async function setArchived(
     await requireHostAdmin(tx, actorId);
     const host = await lockHost(tx, hostId);
     if (archive && host.builtIn) {
-      throw new ApiError(
-        409,
-        'builtin_host_not_archivable',
-        'The built-in host cannot be archived.',
-      );
+      throw new AppError('builtin_host_not_archivable', 'The built-in host cannot be archived.');
     }
     if (Boolean(host.archivedAt) === archive) return pick(host);
     const updated = await tx.host.update({

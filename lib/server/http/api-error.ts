@@ -1,38 +1,26 @@
 import 'server-only';
+import { type ErrorCode, statusOf } from './error-codes';
 
-/** Stable API error codes: clients and tests branch on these, never on messages. */
-export const API_ERROR_CODES = {
-  invalid_request: 400,
-  unauthenticated: 401,
-  forbidden: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  conflict: 409,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  /** A string or member name holds U+0000, which PostgreSQL cannot store (`nul-character.ts`). */
-  nul_character: 422,
-  rate_limited: 429,
-  internal: 500,
-  unavailable: 503,
-} as const;
-
-export type ApiErrorCode = keyof typeof API_ERROR_CODES | (string & {});
+export type { ErrorCode } from './error-codes';
 
 /**
- * An error meant for the caller: the wrapper answers it as
- * `{error: {code, message, details?}}` with `status`. Anything else thrown is
- * logged and answered as a bare 500 `internal`.
+ * The one coded error: every refusal meant for a caller (HTTP API or form)
+ * is an AppError or a subclass. Its status comes from the one table
+ * (error-codes.ts), so a code can never answer two statuses. `route()`
+ * answers it as `{error: {code, message, details?}}`; `actionErrorState`
+ * turns it into a form's state. Anything else thrown is a 500 `internal`.
  */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: ApiErrorCode,
-    message: string,
-    readonly details?: unknown,
-  ) {
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details?: unknown;
+
+  constructor(code: ErrorCode, message: string, details?: unknown) {
     super(message);
-    this.name = 'ApiError';
+    this.name = 'AppError';
+    this.code = code;
+    this.status = statusOf(code);
+    this.details = details;
   }
 
   toJSON() {
@@ -49,17 +37,25 @@ export class ApiError extends Error {
   }
 }
 
+/** The former name, kept so `instanceof ApiError` in pages and tests still holds. */
+export const ApiError = AppError;
+export type ApiError = AppError;
+
 /** The JSON error body, for places that answer without throwing (proxy.ts). */
-export function errorResponse(status: number, code: string, message: string): Response {
+export function errorResponse(status: number, code: ErrorCode, message: string): Response {
   return Response.json({ error: { code, message } }, { status });
 }
 
 export const unauthenticated = (message = 'Sign in or send a valid API key.') =>
-  new ApiError(401, 'unauthenticated', message);
+  new AppError('unauthenticated', message);
 export const forbidden = (message = "You don't have access to this.") =>
-  new ApiError(403, 'forbidden', message);
+  new AppError('forbidden', message);
 export const notFound = (what = 'The resource') =>
-  new ApiError(404, 'not_found', `${what} was not found.`);
-export const conflict = (message: string, code = 'conflict') => new ApiError(409, code, message);
-export const invalidRequest = (message: string, details?: unknown, code = 'invalid_request') =>
-  new ApiError(400, code, message, details);
+  new AppError('not_found', `${what} was not found.`);
+export const conflict = (message: string, code: ErrorCode = 'conflict') =>
+  new AppError(code, message);
+export const invalidRequest = (
+  message: string,
+  details?: unknown,
+  code: ErrorCode = 'request_invalid',
+) => new AppError(code, message, details);

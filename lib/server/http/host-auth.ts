@@ -2,7 +2,7 @@ import 'server-only';
 import { db } from '@/lib/server/db';
 import { hashApiKey, isApiKeyShaped } from '@/lib/server/hosts/api-key';
 import { moduleLogger } from '@/lib/server/logger';
-import { ApiError } from './api-error';
+import { AppError } from './api-error';
 
 /** The machine client behind a request authenticated with an API key. */
 export type HostPrincipal = { hostId: string; apiKeyId: string; hostName: string };
@@ -17,9 +17,9 @@ const log = moduleLogger('host-auth');
  * every cause (missing, malformed, unknown, revoked, archived host), so a
  * caller learns nothing about which keys exist.
  */
-class HostUnauthenticated extends ApiError {
+class HostUnauthenticated extends AppError {
   constructor() {
-    super(401, 'unauthenticated', 'Send a valid API key as "Authorization: Bearer <key>".');
+    super('unauthenticated', 'Send a valid API key as "Authorization: Bearer <key>".');
   }
 
   override toResponse(headers?: HeadersInit): Response {

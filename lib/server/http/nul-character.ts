@@ -1,5 +1,5 @@
 import 'server-only';
-import { ApiError } from './api-error';
+import { AppError } from './api-error';
 
 /**
  * U+0000 is an ordinary character of a JSON string and inside the value
@@ -57,8 +57,8 @@ export function nulCharacterIssue(
 }
 
 /** 422 `nul_character` with `details.path`: a well-formed request this server cannot store. */
-export function nulCharacterError(path: string): ApiError {
-  return new ApiError(422, 'nul_character', nulCharacterMessage(path), { path });
+export function nulCharacterError(path: string): AppError {
+  return new AppError('nul_character', nulCharacterMessage(path), { path });
 }
 
 /** Throws `nul_character` when `value` holds U+0000 anywhere. */

@@ -6,9 +6,9 @@ import type { Role } from '@/lib/generated/prisma/enums';
 import { hasAnyRole } from '@/lib/server/auth/roles';
 import { getCurrentUser, type SessionUser } from '@/lib/server/auth/session';
 import { moduleLogger } from '@/lib/server/logger';
-import { ApiError, forbidden, unauthenticated } from './api-error';
+import { AppError, forbidden, unauthenticated } from './api-error';
 import { authenticateHost, type HostPrincipal } from './host-auth';
-import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from './read-body';
+import { DEFAULT_MAX_BODY_BYTES, readBodyBytes, readJsonBody, readJsonText } from './read-body';
 
 /**
  * The one wrapper every route handler goes through: authentication, roles,
@@ -28,6 +28,12 @@ export type RouteOptions<A extends AuthMode, B extends Schema, Q extends Schema>
   body?: B;
   /** Zod schema for the query string (an object of strings). */
   query?: Q;
+  /**
+   * The body as text, for handlers that check the raw text themselves:
+   * `json` (415 unless JSON, fatal UTF-8, 400 `json_invalid` when empty) or
+   * `form` (any type, e.g. Slack's signed form body). Both size-guarded.
+   */
+  text?: 'json' | 'form';
   maxBodyBytes?: number;
 };
 
@@ -38,6 +44,8 @@ export type RouteContext<A extends AuthMode, B extends Schema, Q extends Schema>
   params: Record<string, string | string[]>;
   body: Infer<B>;
   query: Infer<Q>;
+  /** The raw body when `options.text` is set, else ''. */
+  text: string;
 };
 
 type Result = Response | object | null | undefined;
@@ -83,17 +91,22 @@ async function buildContext<A extends AuthMode, B extends Schema, Q extends Sche
   const query = options.query
     ? parseWith(options.query, Object.fromEntries(req.nextUrl.searchParams), 'query')
     : undefined;
+  const maxBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const body = options.body
-    ? parseWith(
-        options.body,
-        await readJsonBody(req, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
-        'body',
-      )
+    ? parseWith(options.body, await readJsonBody(req, maxBytes), 'body')
     : undefined;
-  return { req, user, host, params, body, query } as RouteContext<A, B, Q>;
+  const text = await readText(req, options.text, maxBytes);
+  return { req, user, host, params, body, query, text } as RouteContext<A, B, Q>;
 }
 
-/** Validates input; a failure names every bad field (400 invalid_request). */
+async function readText(req: Request, kind: 'json' | 'form' | undefined, maxBytes: number) {
+  if (kind === 'json') return readJsonText(req, maxBytes);
+  // A form body is only size-guarded: its signature is checked on this text.
+  if (kind === 'form') return new TextDecoder().decode(await readBodyBytes(req, maxBytes));
+  return '';
+}
+
+/** Validates input; a failure names every bad field (400 request_invalid). */
 function parseWith(schema: z.ZodType, value: unknown, where: 'body' | 'query'): unknown {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
@@ -106,7 +119,7 @@ function parseWith(schema: z.ZodType, value: unknown, where: 'body' | 'query'): 
     .slice(0, 5)
     .map((i) => `${i.path}: ${i.message}`)
     .join('; ');
-  throw new ApiError(400, 'invalid_request', `Invalid ${where}: ${summary}`, { issues });
+  throw new AppError('request_invalid', `Invalid ${where}: ${summary}`, { issues });
 }
 
 function toResponse(result: Result): Response {
@@ -115,17 +128,20 @@ function toResponse(result: Result): Response {
   return Response.json(result);
 }
 
-/** Maps anything thrown to a JSON error; unknown errors are logged, never leaked. */
+/**
+ * Maps anything thrown to a JSON error: an AppError answers its code and
+ * status; a 500-status AppError (an internal invariant) and anything unknown
+ * are logged and answered as a bare 500 `internal`, never leaked.
+ */
 export function errorToResponse(err: unknown, req?: Request): Response {
-  if (err instanceof ApiError) return err.toResponse();
+  if (err instanceof AppError && err.status < 500) return err.toResponse();
   const prismaCode = (err as { code?: unknown; name?: string })?.code;
   if ((err as { name?: string })?.name === 'PrismaClientKnownRequestError') {
-    if (prismaCode === 'P2025') return new ApiError(404, 'not_found', 'Not found.').toResponse();
-    if (prismaCode === 'P2002') {
-      return new ApiError(409, 'conflict', 'That already exists.').toResponse();
-    }
+    if (prismaCode === 'P2025') return new AppError('not_found', 'Not found.').toResponse();
+    if (prismaCode === 'P2002')
+      return new AppError('conflict', 'That already exists.').toResponse();
   }
   const url = req ? new URL(req.url) : null;
   log.error({ err, method: req?.method, path: url?.pathname }, 'unhandled error in route');
-  return new ApiError(500, 'internal', 'Something went wrong on our side.').toResponse();
+  return new AppError('internal', 'Something went wrong on our side.').toResponse();
 }

@@ -1,5 +1,6 @@
 import 'server-only';
 import type { Prisma, PrismaClient } from '@/lib/generated/prisma/client';
+import { AppError, type ErrorCode } from '../http/api-error';
 import { type JobName, type JobPayload, jobDefinitions } from '../jobs/definitions';
 
 /**
@@ -10,17 +11,19 @@ import { type JobName, type JobPayload, jobDefinitions } from '../jobs/definitio
  * handlers), so any service may import this module.
  */
 
-export type OutboxErrorCode =
-  | 'outbox_kind_unknown'
-  | 'outbox_payload_invalid'
-  | 'outbox_dedupe_key_invalid';
+export type OutboxErrorCode = Extract<
+  ErrorCode,
+  'outbox_kind_unknown' | 'outbox_payload_invalid' | 'outbox_dedupe_key_invalid'
+>;
 
-export class OutboxError extends Error {
+/** A producer's bug (status 500): route() logs it and answers a bare `internal`. */
+export class OutboxError extends AppError {
   constructor(
-    readonly code: OutboxErrorCode,
+    override readonly code: OutboxErrorCode,
     message: string,
   ) {
-    super(message);
+    super(code, message);
+    this.name = 'OutboxError';
   }
 }
 

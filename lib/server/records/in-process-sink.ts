@@ -7,7 +7,7 @@ import {
 } from '@/lib/hooks';
 import { db } from '@/lib/server/db';
 import { ensureBuiltInHost } from '@/lib/server/hosts/builtin';
-import { ApiError } from '@/lib/server/http/api-error';
+import { AppError } from '@/lib/server/http/api-error';
 import { moduleLogger } from '@/lib/server/logger';
 import { ingestRecords } from './ingest';
 
@@ -60,7 +60,7 @@ function inProcessTransport(agentId: string) {
       const result = await ingestRecords(hostId, batch, { agentId });
       return { ok: true, ...result };
     } catch (err) {
-      if (err instanceof ApiError && err.status < 500) {
+      if (err instanceof AppError && err.status < 500) {
         const details = err.details as {
           errors?: { index: number }[];
           conflicts?: { index: number }[];

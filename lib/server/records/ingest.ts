@@ -1,11 +1,11 @@
 import 'server-only';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { db } from '@/lib/server/db';
-import { ApiError } from '@/lib/server/http/api-error';
+import { AppError } from '@/lib/server/http/api-error';
 import { assertNoNulCharacter, nulCharacterIssue } from '@/lib/server/http/nul-character';
+import { countIngested } from '@/lib/server/metrics/records';
 import { chainHashOf } from './chain';
 import { recordRow, unnestInsert } from './columns';
-import { countIngested } from './metrics';
 import { type PreparedRecord, prepareRecord, type RecordError } from './validate-record';
 
 /**
@@ -77,8 +77,7 @@ function prepareAll(values: unknown[], parseErrors: RecordError[]): PreparedReco
   });
   if (errors.length > 0) {
     errors.sort((a, b) => a.index - b.index);
-    throw new ApiError(
-      400,
+    throw new AppError(
       'records_invalid',
       `${errors.length} of ${values.length} records were refused; nothing was stored.`,
       { errors },
@@ -107,9 +106,8 @@ function dedupeWithinBatch(prepared: PreparedRecord[]) {
   return { unique: [...seen.values()], duplicates };
 }
 
-function conflictError(conflicts: RecordConflict[], where: string): ApiError {
-  return new ApiError(
-    409,
+function conflictError(conflicts: RecordConflict[], where: string): AppError {
+  return new AppError(
     'record_conflict',
     `${conflicts.length} records differ from a record already ${where} with the same host, session_id and sequence; nothing was stored.`,
     { conflicts },

@@ -1,7 +1,6 @@
 import 'server-only';
-import { parseJsonText } from '@/lib/hooks';
-import { ApiError } from '@/lib/server/http/api-error';
-import { readBodyBytes } from '@/lib/server/http/read-body';
+import { AppError } from '@/lib/server/http/api-error';
+import { parseJsonBody } from '@/lib/server/http/read-body';
 import { MAX_BODY_BYTES, MAX_RECORDS_PER_REQUEST } from './limits';
 import { RECORD_ERROR_CODES, type RecordError } from './validate-record';
 
@@ -14,65 +13,53 @@ export function bodyFormat(contentType: string | null): BodyFormat {
   const type = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
   if (type === 'application/json') return 'json';
   if (type === 'application/x-ndjson' || type === 'application/jsonl') return 'ndjson';
-  throw new ApiError(
-    415,
+  throw new AppError(
     'unsupported_media_type',
     'Send records as application/json (an array) or application/x-ndjson (one per line).',
   );
 }
 
-const tooLarge = () =>
-  new ApiError(
-    413,
-    'records_too_large',
+const tooMany = () =>
+  new AppError(
+    'payload_too_large',
     `A request carries at most ${MAX_RECORDS_PER_REQUEST} records in ${MAX_BODY_BYTES} bytes.`,
   );
 
-/** Reads the body as text, refusing it past the byte limit (declared or streamed). */
-export async function readBodyText(req: Request, maxBytes = MAX_BODY_BYTES): Promise<string> {
-  return new TextDecoder('utf-8').decode(await readBodyBytes(req, maxBytes, tooLarge));
-}
-
 /**
- * JSON text → records. `parseJsonText` (not JSON.parse) so that an integer
- * past 2^53−1 or a duplicate member is refused instead of silently changed
+ * JSON text → records, through the one JSON parser of the HTTP layer
+ * (`parseJsonBody`: `parseJsonText`, not JSON.parse) so that an integer past
+ * 2^53−1 or a duplicate member is refused instead of silently changed
  * (§4.4, §10.2): the stored canonical JSON must be what the host hashed.
  */
 export function parseRecordsBody(text: string, format: BodyFormat): ParsedBody {
-  if (!text.trim()) throw new ApiError(400, 'invalid_request', 'The request body is empty.');
-  const limits = { maxBytes: MAX_BODY_BYTES };
+  if (!text.trim()) throw new AppError('json_invalid', 'The request body is empty.');
   if (format === 'json') {
-    let value: unknown;
-    try {
-      value = parseJsonText(text, limits);
-    } catch (err) {
-      throw new ApiError(
-        400,
-        'invalid_json',
-        `The body is not valid JSON: ${(err as Error).message}`,
-      );
-    }
+    const value = parseJsonBody(text, MAX_BODY_BYTES);
     if (!Array.isArray(value)) {
-      throw new ApiError(
-        400,
-        'invalid_request',
+      throw new AppError(
+        'request_invalid',
         'An application/json body must be an array of records.',
       );
     }
-    if (value.length > MAX_RECORDS_PER_REQUEST) throw tooLarge();
+    if (value.length > MAX_RECORDS_PER_REQUEST) throw tooMany();
     return { values: value, errors: [] };
   }
   const values: unknown[] = [];
   const errors: RecordError[] = [];
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
-    if (values.length === MAX_RECORDS_PER_REQUEST) throw tooLarge();
+    if (values.length === MAX_RECORDS_PER_REQUEST) throw tooMany();
     const index = values.length;
     try {
-      values.push(parseJsonText(line, limits));
+      values.push(parseJsonBody(line, MAX_BODY_BYTES));
     } catch (err) {
+      if (!(err instanceof AppError)) throw err;
       values.push(undefined);
-      errors.push({ index, code: RECORD_ERROR_CODES.invalidJson, message: (err as Error).message });
+      const code =
+        err.code === 'value_domain'
+          ? RECORD_ERROR_CODES.valueDomain
+          : RECORD_ERROR_CODES.invalidJson;
+      errors.push({ index, code, message: err.message });
     }
   }
   return { values, errors };

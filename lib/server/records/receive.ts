@@ -1,12 +1,14 @@
 import 'server-only';
 import { z } from 'zod';
 import { db } from '@/lib/server/db';
-import { ApiError } from '@/lib/server/http/api-error';
+import { AppError } from '@/lib/server/http/api-error';
 import type { HostPrincipal } from '@/lib/server/http/host-auth';
 import { moduleLogger } from '@/lib/server/logger';
+import { countRefused, noteClientDropped } from '@/lib/server/metrics/records';
 import { type IngestResult, ingestRecords } from './ingest';
-import { countRefused, noteClientDropped } from './metrics';
-import { bodyFormat, parseRecordsBody, readBodyText } from './parse-body';
+import { readBodyText } from '@/lib/server/http/read-body';
+import { MAX_BODY_BYTES } from './limits';
+import { bodyFormat, parseRecordsBody } from './parse-body';
 
 /** Header a RecordSink sends with its running total of records it had to drop. */
 export const DROPPED_HEADER = 'x-checkpoint-dropped';
@@ -20,12 +22,12 @@ export async function receiveRecords(req: Request, host: HostPrincipal): Promise
     const format = bodyFormat(req.headers.get('content-type'));
     const agent = new URL(req.url).searchParams.get('agent_id');
     if (agent !== null && !agentParam.safeParse(agent).success) {
-      throw new ApiError(400, 'invalid_request', 'agent_id must be 1–200 characters.');
+      throw new AppError('request_invalid', 'agent_id must be 1–200 characters.');
     }
-    const { values, errors } = parseRecordsBody(await readBodyText(req), format);
+    const { values, errors } = parseRecordsBody(await readBodyText(req, MAX_BODY_BYTES), format);
     return await ingestRecords(host.hostId, values, { agentId: agent, parseErrors: errors });
   } catch (err) {
-    if (err instanceof ApiError) countRefused(err.code);
+    if (err instanceof AppError) countRefused(err.code);
     throw err;
   }
 }

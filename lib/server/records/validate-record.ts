@@ -13,8 +13,9 @@ import { MAX_COLUMN_INT, MAX_MESSAGE_BYTES } from './limits';
 /** Why a record was refused; tests and clients assert on these. */
 export const RECORD_ERROR_CODES = Object.freeze({
   notObject: 'record_not_object',
-  invalidJson: 'invalid_json',
-  unknownField: 'unknown_field',
+  invalidJson: 'json_invalid',
+  valueDomain: 'value_domain',
+  unknownField: 'field_unknown',
   transformValue: 'transform_value_present',
   messageTooLong: 'message_unprojected',
   approvalNotEmpty: 'approval_not_empty',

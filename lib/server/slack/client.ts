@@ -3,7 +3,7 @@ import { type Logger as SlackLogger, LogLevel, WebClient } from '@slack/web-api'
 import { IncomingWebhook } from '@slack/webhook';
 import { config } from '../config';
 import { moduleLogger } from '../logger';
-import { guardedFetch } from './outbound';
+import { guardedFetch } from '../net/guarded-fetch';
 
 /**
  * The real Slack clients, configured once here. Both retry nothing

@@ -201,7 +201,7 @@ async function refusal(prisma: PrismaClient, err: unknown, ticketId: string): Pr
     case 'expired':
       await refreshMessage(prisma, ticketId);
       return settledText(prisma, ticketId);
-    case 'identity_mismatch':
+    case 'identity_stale':
       return MISMATCH;
     case 'not_found':
       return 'This ticket no longer exists.';

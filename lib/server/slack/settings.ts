@@ -2,7 +2,7 @@ import 'server-only';
 import { z } from 'zod';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { config } from '../config';
-import { ApiError } from '../http/api-error';
+import { AppError } from '../http/api-error';
 
 /**
  * Where a ticket's Slack message goes. The bot token and the signing secret
@@ -76,7 +76,7 @@ export async function destinationForHost(
   return host ? resolveDestination(host, global) : null;
 }
 
-/** Validates admin input; empty means "not set". Throws ApiError 400 with per-field codes. */
+/** Validates admin input; empty means "not set". Throws AppError 400 with per-field codes. */
 export function parseSlackTarget(input: { channel?: string; webhookUrl?: string }): {
   channel: string | null;
   webhookUrl: string | null;
@@ -97,7 +97,7 @@ export function parseSlackTarget(input: { channel?: string; webhookUrl?: string 
     };
   }
   if (Object.keys(fields).length > 0) {
-    throw new ApiError(400, 'invalid_request', 'Check the highlighted Slack settings.', { fields });
+    throw new AppError('request_invalid', 'Check the highlighted Slack settings.', { fields });
   }
   return { channel, webhookUrl };
 }
@@ -166,7 +166,7 @@ export async function saveHostSlackSettings(
     where: { id: hostId, archivedAt: null },
     select: { slackWebhookUrl: true },
   });
-  if (!host) throw new ApiError(404, 'host_not_found', 'No such active host.');
+  if (!host) throw new AppError('not_found', 'The host was not found (or is archived).');
   const value = merge(input, host.slackWebhookUrl);
   await db.$transaction([
     db.host.update({

@@ -1,8 +1,8 @@
 import 'server-only';
 import type { Prisma, PrismaClient } from '@/lib/generated/prisma/client';
 import { deliverDedupeKey } from '../jobs/definitions';
+import type { PostResult } from '../net/http-post';
 import { enqueueInTx, nudgeRelay } from '../queue/outbox';
-import type { PostResult } from './http-post';
 import { webhookPolicy } from './policy';
 
 export interface AttemptRecord {

@@ -3,15 +3,15 @@ import type { Prisma } from '@/lib/generated/prisma/client';
 import { db } from '../db';
 import { isUuid } from '../hosts/admin-actor';
 import { moduleLogger } from '../logger';
+import { postWebhook } from '../net/http-post';
+import { guardOptionsFromConfig } from '../net/ssrf';
 import { nudgeRelay } from '../queue/outbox';
 import { enqueueAttempt, recordAttempt } from './attempts';
 import { WebhookError } from './errors';
-import { postWebhook } from './http-post';
 import { callbackMessageId, callbackPayload, RESOLVED_EVENT } from './payload';
 import { maxAttempts } from './policy';
 import { activeSecrets } from './secrets';
 import { signedHeaders } from './signing';
-import { guardOptionsFromConfig } from './ssrf';
 
 const log = moduleLogger('webhooks');
 
@@ -137,7 +137,7 @@ export async function redeliver(hostId: string, deliveryId: string): Promise<voi
           select: { id: true, attempts: true },
         })
       : null;
-  if (!d) throw new WebhookError('delivery_not_found', 'No such delivery.', 404);
+  if (!d) throw new WebhookError('not_found', 'The delivery was not found.');
   await prisma.$transaction(async (tx) => {
     await tx.webhookDelivery.update({
       where: { id: d.id },

@@ -1,26 +1,26 @@
 import 'server-only';
+import { AppError, type ErrorCode } from '../http/api-error';
 
-export type WebhookErrorCode =
+export type WebhookErrorCode = Extract<
+  ErrorCode,
   | 'webhook_url_invalid'
   | 'webhook_url_scheme'
   | 'webhook_url_blocked'
   | 'webhook_dns_failed'
   | 'webhook_kind_invalid'
   | 'webhook_timeout_invalid'
-  | 'webhook_not_found'
-  | 'webhook_exists'
   | 'webhook_self_test_failed'
-  | 'delivery_not_found'
-  | 'secret_invalid';
+  | 'not_found'
+  | 'secret_invalid'
+>;
 
-/** A refused webhook operation; nothing was changed. `status` is the HTTP status. */
-export class WebhookError extends Error {
+/** A refused webhook operation; nothing was changed. Its status comes from the code's table entry. */
+export class WebhookError extends AppError {
   constructor(
-    readonly code: WebhookErrorCode,
+    override readonly code: WebhookErrorCode,
     message: string,
-    readonly status = 400,
   ) {
-    super(message);
+    super(code, message);
     this.name = 'WebhookError';
   }
 }

@@ -1,14 +1,7 @@
 import 'server-only';
 import { z } from 'zod';
-import { ApiError } from '../http/api-error';
 import type { DeliveryRow } from './delivery-log';
-import { WebhookError } from './errors';
 import type { WebhookView } from './webhooks';
-
-/** WebhookError → the API's JSON error with the same stable code; anything else passes. */
-export function webhookApiError(err: unknown): unknown {
-  return err instanceof WebhookError ? new ApiError(err.status, err.code, err.message) : err;
-}
 
 export const saveBody = z
   .object({

@@ -6,12 +6,12 @@ import { handOverTicket, withResolver } from '../approvals/resolver-phase';
 import { db } from '../db';
 import { findNulCharacter } from '../http/nul-character';
 import { moduleLogger } from '../logger';
+import { postWebhook } from '../net/http-post';
+import { guardOptionsFromConfig } from '../net/ssrf';
 import { recordAttempt } from './attempts';
-import { postWebhook } from './http-post';
 import { RESOLVE_REQUEST_EVENT } from './payload';
 import { activeSecrets } from './secrets';
 import { signedHeaders } from './signing';
-import { guardOptionsFromConfig } from './ssrf';
 
 const log = moduleLogger('webhooks-resolver');
 

@@ -1,9 +1,9 @@
 import 'server-only';
 import { randomBytes } from 'node:crypto';
 import { type ApprovalRequest, validateResolution } from '@/lib/hooks';
-import { postWebhook } from './http-post';
+import { postWebhook } from '../net/http-post';
+import type { GuardOptions } from '../net/ssrf';
 import { signedHeaders } from './signing';
-import type { GuardOptions } from './ssrf';
 
 /**
  * The resolver self-test: the CTK's approval cases (AH-CTK-056 approve,

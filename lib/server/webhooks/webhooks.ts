@@ -8,13 +8,13 @@ import {
   lockHost,
   requireHostAdmin,
 } from '../hosts/admin-actor';
+import { assertWebhookUrl, guardOptionsFromConfig } from '../net/ssrf';
 import { WebhookError } from './errors';
 import { webhookPolicy } from './policy';
 import { encryptSecret } from './encryption';
 import { activeSecrets, rotateSecrets, secretSummaries } from './secrets';
 import { runSelfTest, type SelfTestResult } from './self-test';
 import { generateWebhookSecret } from './signing';
-import { assertWebhookUrl, guardOptionsFromConfig } from './ssrf';
 
 export type WebhookKind = 'callback' | 'resolver';
 export const WEBHOOK_KINDS: readonly WebhookKind[] = ['callback', 'resolver'];
@@ -236,7 +236,6 @@ export async function setWebhookEnabled(
       throw new WebhookError(
         'webhook_self_test_failed',
         'The resolver failed its self-test; it stays disabled.',
-        409,
       );
     }
   }
@@ -289,6 +288,6 @@ async function findHook(
         select: { id: true, url: true, timeoutMs: true },
       })
     : null;
-  if (!hook) throw new WebhookError('webhook_not_found', `This host has no ${kind} webhook.`, 404);
+  if (!hook) throw new WebhookError('not_found', `This host has no ${kind} webhook.`);
   return hook;
 }

@@ -1,62 +1,11 @@
 import { Role } from '@/lib/server/auth/roles';
-import { onTicketEvent } from '@/lib/server/approvals/events';
+import { ticketEventStream } from '@/lib/server/approvals/event-stream';
 import { route } from '@/lib/server/http/route';
 
 export const dynamic = 'force-dynamic';
 
-const HEARTBEAT_MS = 20_000;
-
-/**
- * The inbox's live feed as Server-Sent Events: `created`, `decided` and
- * `expired`, each `{type, ticketId, hostId}` (ids only, no payload). Fed by
- * onTicketEvent, which sees this instance's commits and other instances'
- * through Redis. A comment line every 20 s keeps proxies from closing it.
- * The page falls back to polling /api/approvals/summary when this fails.
- */
+/** The inbox's live feed (Server-Sent Events); see lib/server/approvals/event-stream.ts. */
 export const GET = route(
   { auth: 'user', roles: [Role.admin, Role.reviewer, Role.auditor] },
-  ({ req }) => {
-    const encoder = new TextEncoder();
-    let cleanup = () => {};
-    const stream = new ReadableStream<Uint8Array>({
-      start(controller) {
-        const send = (text: string) => {
-          try {
-            controller.enqueue(encoder.encode(text));
-          } catch {
-            cleanup();
-          }
-        };
-        send('retry: 3000\n: connected\n\n');
-        const off = onTicketEvent((e) => {
-          send(
-            `event: ${e.type}\ndata: ${JSON.stringify({ type: e.type, ticketId: e.ticketId, hostId: e.hostId })}\n\n`,
-          );
-        });
-        const beat = setInterval(() => send(': keep-alive\n\n'), HEARTBEAT_MS);
-        cleanup = () => {
-          off();
-          clearInterval(beat);
-          try {
-            controller.close();
-          } catch {
-            // already closed
-          }
-          cleanup = () => {};
-        };
-        req.signal.addEventListener('abort', () => cleanup());
-      },
-      cancel() {
-        cleanup();
-      },
-    });
-    return new Response(stream, {
-      headers: {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache, no-transform',
-        connection: 'keep-alive',
-        'x-accel-buffering': 'no',
-      },
-    });
-  },
+  ({ req }) => ticketEventStream(req.signal),
 );

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseAuditFilters } from '@/lib/server/audit/filters';
 import { EXPORT_FORMATS, type ExportScope, exportRecords } from '@/lib/server/audit/export';
 import { AREAS } from '@/lib/server/auth/roles';
-import { invalidRequest } from '@/lib/server/http/api-error';
+import { AppError } from '@/lib/server/http/api-error';
 import { route } from '@/lib/server/http/route';
 
 export const dynamic = 'force-dynamic';
@@ -22,21 +22,15 @@ export const GET = route({ auth: 'user', roles: [...AREAS.audit.roles] }, async 
   const params = Object.fromEntries(req.nextUrl.searchParams);
   const parsed = scopeSchema.safeParse(params);
   if (!parsed.success) {
-    throw invalidRequest(
-      'Choose an export format: jsonl or csv.',
-      { param: 'format' },
-      'invalid_format',
-    );
+    throw new AppError('format_invalid', 'Choose an export format: jsonl or csv.', {
+      param: 'format',
+    });
   }
   const filters = parseAuditFilters(params);
   let scope: ExportScope;
   if (parsed.data.scope === 'session') {
     if (!filters.hostId || !filters.sessionId) {
-      throw invalidRequest(
-        'A session export needs both "host" and "session".',
-        undefined,
-        'invalid_filter',
-      );
+      throw new AppError('filter_invalid', 'A session export needs both "host" and "session".');
     }
     scope = { kind: 'session', hostId: filters.hostId, sessionId: filters.sessionId };
   } else {

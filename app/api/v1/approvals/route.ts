@@ -1,4 +1,4 @@
-import { readJsonText, ticketCreatedBody, toApiError } from '@/lib/server/approvals/http';
+import { ticketCreatedBody } from '@/lib/server/approvals/http';
 import {
   createApprovalTicket,
   MAX_REQUEST_BYTES,
@@ -11,16 +11,15 @@ import { route } from '@/lib/server/http/route';
  * POST /api/v1/approvals: a host asks for approval (§9 ApprovalRequest plus
  * optional `session`, `agent`, `timeout_ms`, `identity_provider`, `deny_set`). 201 with
  * the new ticket; 200 with the existing one when the same identity was
- * posted before (idempotent retries).
+ * posted before (idempotent retries). The raw text is read by route() so
+ * the §4.4 checks see it before any parse; refusals are in docs/api-errors.md.
  */
-export const POST = route({ auth: 'host' }, async ({ req, host }) => {
-  try {
-    const text = await readJsonText(req, MAX_REQUEST_BYTES);
+export const POST = route(
+  { auth: 'host', text: 'json', maxBodyBytes: MAX_REQUEST_BYTES },
+  async ({ req, host, text }) => {
     const { ticket, created } = await createApprovalTicket(host.hostId, parseApprovalText(text));
     return Response.json(ticketCreatedBody(ticket, publicOrigin(req)), {
       status: created ? 201 : 200,
     });
-  } catch (err) {
-    toApiError(err);
-  }
-});
+  },
+);

@@ -5,7 +5,7 @@ import type { FormState } from '@/app/components/form-state';
 import { requireArea } from '@/lib/server/auth/session';
 import { actionErrorState } from '@/lib/server/http/action-state';
 import { redeliver } from '@/lib/server/webhooks/deliveries';
-import { WebhookError } from '@/lib/server/webhooks/errors';
+import type { AppError } from '@/lib/server/http/api-error';
 import {
   deleteWebhook,
   rotateWebhookSecret,
@@ -20,19 +20,12 @@ import {
 /** A form's state; a new signing secret travels back once, in this answer only. */
 export type WebhookFormState = FormState & { secret?: string };
 
+/** URL problems belong next to the URL input. */
+const urlField = (err: AppError) =>
+  err.code.startsWith('webhook_url') || err.code === 'webhook_dns_failed' ? 'url' : null;
+
 function fail(err: unknown, values?: Record<string, string>): WebhookFormState {
-  if (err instanceof WebhookError) {
-    const field =
-      err.code.startsWith('webhook_url') || err.code === 'webhook_dns_failed' ? 'url' : null;
-    return {
-      status: 'error',
-      code: err.code,
-      message: err.message,
-      fields: field ? { [field]: { code: err.code, message: err.message } } : undefined,
-      values,
-    };
-  }
-  return actionErrorState(err, values);
+  return actionErrorState(err, values, { fieldOf: urlField });
 }
 
 function refresh(hostId: string) {

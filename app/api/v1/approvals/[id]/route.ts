@@ -1,4 +1,3 @@
-import { toApiError } from '@/lib/server/approvals/http';
 import { parseWaitSeconds } from '@/lib/server/approvals/long-poll';
 import { awaitTicket } from '@/lib/server/approvals/wait';
 import { notFound } from '@/lib/server/http/api-error';
@@ -12,22 +11,18 @@ import { isUuid } from '@/lib/server/http/uuid';
  * host's ticket is 404.
  */
 export const GET = route({ auth: 'host' }, async ({ req, host, params }) => {
-  try {
-    const id = String(params.id);
-    const waitMs = parseWaitSeconds(req.nextUrl.searchParams.get('wait')) * 1000;
-    const answer = isUuid(id)
-      ? await awaitTicket(id, { hostId: host.hostId, waitMs, signal: req.signal })
-      : null;
-    if (!answer) throw notFound('The approval');
-    // A long-poll answer describes this moment: never cached.
-    if (answer.state === 'resolved') {
-      return Response.json(answer.resolution, { headers: { 'Cache-Control': 'no-store' } });
-    }
-    return Response.json(
-      { id: answer.id, status: 'pending', expires_at: answer.expiresAt.toISOString() },
-      { status: 202, headers: { 'Retry-After': '1', 'Cache-Control': 'no-store' } },
-    );
-  } catch (err) {
-    toApiError(err);
+  const id = String(params.id);
+  const waitMs = parseWaitSeconds(req.nextUrl.searchParams.get('wait')) * 1000;
+  const answer = isUuid(id)
+    ? await awaitTicket(id, { hostId: host.hostId, waitMs, signal: req.signal })
+    : null;
+  if (!answer) throw notFound('The approval');
+  // A long-poll answer describes this moment: never cached.
+  if (answer.state === 'resolved') {
+    return Response.json(answer.resolution, { headers: { 'Cache-Control': 'no-store' } });
   }
+  return Response.json(
+    { id: answer.id, status: 'pending', expires_at: answer.expiresAt.toISOString() },
+    { status: 202, headers: { 'Retry-After': '1', 'Cache-Control': 'no-store' } },
+  );
 });

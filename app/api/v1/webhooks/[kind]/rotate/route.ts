@@ -1,5 +1,5 @@
 import { route } from '@/lib/server/http/route';
-import { rotateBody, webhookApiError } from '@/lib/server/webhooks/http';
+import { rotateBody } from '@/lib/server/webhooks/http';
 import { rotateWebhookSecret } from '@/lib/server/webhooks/webhooks';
 
 /**
@@ -7,15 +7,11 @@ import { rotateWebhookSecret } from '@/lib/server/webhooks/webhooks';
  * current ones keep signing for `overlap_seconds` (default 24 h).
  */
 export const POST = route({ auth: 'host', body: rotateBody }, async ({ host, params, body }) => {
-  try {
-    const secret = await rotateWebhookSecret(
-      host.hostId,
-      String(params.kind),
-      null,
-      body.overlap_seconds === undefined ? undefined : body.overlap_seconds * 1000,
-    );
-    return { secret };
-  } catch (err) {
-    throw webhookApiError(err);
-  }
+  const secret = await rotateWebhookSecret(
+    host.hostId,
+    String(params.kind),
+    null,
+    body.overlap_seconds === undefined ? undefined : body.overlap_seconds * 1000,
+  );
+  return { secret };
 });

@@ -1,13 +1,8 @@
 import { route } from '@/lib/server/http/route';
 import { redeliver } from '@/lib/server/webhooks/deliveries';
-import { webhookApiError } from '@/lib/server/webhooks/http';
 
 /** POST /api/v1/webhooks/deliveries/{id}/redeliver: one more attempt, same webhook-id. 202. */
 export const POST = route({ auth: 'host' }, async ({ host, params }) => {
-  try {
-    await redeliver(host.hostId, String(params.id));
-    return Response.json({ queued: true }, { status: 202 });
-  } catch (err) {
-    throw webhookApiError(err);
-  }
+  await redeliver(host.hostId, String(params.id));
+  return Response.json({ queued: true }, { status: 202 });
 });

@@ -2,7 +2,8 @@ import 'server-only';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import type { WebhookError } from './errors';
+import { observeOutbound } from '../metrics/outbound';
+import type { WebhookError } from '../webhooks/errors';
 import { type GuardOptions, guardedLookup, parseWebhookUrl, resolveChecked } from './ssrf';
 
 /** Bytes of a receiver's answer we read; the rest is dropped with the socket. */
@@ -30,9 +31,11 @@ export interface PostInput {
 }
 
 /**
- * One POST, never throwing: a 2xx is success, anything else (including a
- * redirect, which is never followed) is a failure with a code. The guard's
- * lookup runs at connect time, so rebinding cannot slip past the URL check.
+ * One guarded POST (webhook deliveries, the resolver, the self-test), never
+ * throwing: a 2xx is success, anything else (including a redirect, which is
+ * never followed) is a failure with a code. The guard's lookup runs at
+ * connect time, so rebinding cannot slip past the URL check. Requests that
+ * reach the network are timed into the outbound-duration histogram.
  */
 export async function postWebhook(input: PostInput): Promise<PostResult> {
   const started = performance.now();
@@ -52,6 +55,13 @@ export async function postWebhook(input: PostInput): Promise<PostResult> {
       return { ok: false, latencyMs: latency(), error: (err as WebhookError).code };
     }
   }
+  const result = await send(url, input, latency);
+  observeOutbound('webhook', result.ok, result.latencyMs);
+  return result;
+}
+
+/** The request itself, once the URL passed the guard; settles exactly once. */
+function send(url: URL, input: PostInput, latency: () => number): Promise<PostResult> {
   const timeoutMs = input.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const lib = url.protocol === 'https:' ? https : http;
   return new Promise<PostResult>((resolve) => {

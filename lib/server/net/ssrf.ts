@@ -9,14 +9,16 @@ import {
   classifyAddress,
   parseAllowList,
 } from './address-class';
-import { WebhookError } from './errors';
+import { WebhookError } from '../webhooks/errors';
 
 /**
- * The SSRF guard for every outbound webhook URL: https only (plain http only
- * to loopback, behind a development flag), and every address the name
- * resolves to must be public unless allow-listed. `guardedLookup` repeats the
- * check at connect time, so a name that resolves differently the second
- * time (DNS rebinding) is still refused.
+ * The SSRF guard for every outbound request to an admin-supplied URL
+ * (webhooks, Slack incoming webhooks): https only (plain http only to
+ * loopback, behind a development flag), and every address the name resolves
+ * to must be public unless allow-listed (WEBHOOKS_ALLOW_HOSTS). The refusals
+ * keep their `webhook_*` codes: webhooks are where those URLs are entered.
+ * `guardedLookup` repeats the check at connect time, so a name that resolves
+ * differently the second time (DNS rebinding) is still refused.
  */
 
 export interface ResolvedAddress {

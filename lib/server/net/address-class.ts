@@ -1,7 +1,7 @@
 import 'server-only';
 import { BlockList, isIP } from 'node:net';
 
-/** Why an address may not be reached by a webhook (SSRF guard). */
+/** Why an address may not be reached by an outbound request (SSRF guard). */
 export type AddressClass =
   | 'public'
   | 'loopback'
