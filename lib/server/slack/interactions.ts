@@ -3,6 +3,7 @@ import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { DecisionError, decideTicket } from '../approvals/decide';
 import { config } from '../config';
 import { db } from '../db';
+import { ERROR_CODES } from '../http/error-codes';
 import { uuidOrNil } from '../http/uuid';
 import { moduleLogger } from '../logger';
 import { slackUpdateDedupeKey } from '../jobs/definitions';
@@ -74,7 +75,8 @@ export async function handleSlackInteraction(
     log.warn({ code: check.code }, 'slack interaction refused');
     return {
       status: 401,
-      body: { error: { code: check.code, message: 'The Slack request signature is not valid.' } },
+      // The table's own words: "not configured" and "stale" are not "invalid".
+      body: { error: { code: check.code, message: ERROR_CODES[check.code].when } },
     };
   }
   let payload: Payload;
