@@ -1,5 +1,6 @@
 import { ValueDomainError } from './errors';
-import { findViolation, type ScanStats, scanValue } from './value-domain';
+import { findViolation } from './domain-violation';
+import { type ScanStats, scanValue } from './value-domain';
 import { DEFAULTS } from './vocabulary';
 
 /**

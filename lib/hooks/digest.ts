@@ -8,7 +8,8 @@ import {
 import { isPlainObject } from './plain';
 import type { AgentContext } from './types';
 import { isDomainNumber } from './number-domain';
-import { isWellFormed, scanValue, stringBytes } from './value-domain';
+import { isWellFormed, stringBytes } from './json-strings';
+import { scanValue } from './value-domain';
 import type { InterceptionPoint } from './vocabulary';
 
 export interface Digest {

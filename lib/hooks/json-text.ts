@@ -1,6 +1,7 @@
 import { ValueDomainError } from './errors';
 import { INTEGER_BEYOND_2_53, isDomainNumber, vouchNumber } from './number-domain';
-import { DEFAULT_LIMITS, isWellFormed, memberSegment } from './value-domain';
+import { isWellFormed, memberSegment } from './json-strings';
+import { DEFAULT_LIMITS } from './value-domain';
 import { MAX_SAFE_INTEGER } from './vocabulary';
 
 /**

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ValueDomainError } from './errors';
-import { checkValueDomain, stringBytes } from './value-domain';
+import { stringBytes } from './json-strings';
+import { checkValueDomain } from './value-domain';
 
 const LIMITS = { maxBytes: 5 * 1024 * 1024, maxDepth: 128 };
 
