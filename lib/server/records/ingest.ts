@@ -1,12 +1,18 @@
 import 'server-only';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { db } from '@/lib/server/db';
-import { AppError } from '@/lib/server/http/api-error';
-import { assertNoNulCharacter, nulCharacterIssue } from '@/lib/server/http/nul-character';
+import { assertNoNulCharacter } from '@/lib/server/http/nul-character';
 import { countIngested } from '@/lib/server/metrics/records';
 import { chainHashOf } from './chain';
 import { recordRow, unnestInsert } from './columns';
-import { type PreparedRecord, prepareRecord, type RecordError } from './validate-record';
+import {
+  conflictError,
+  dedupeWithinBatch,
+  keyOf,
+  prepareAll,
+  type RecordConflict,
+} from './prepare-batch';
+import type { PreparedRecord, RecordError } from './validate-record';
 
 /**
  * The one write path of the audit store (there is no update path, and the
@@ -33,8 +39,6 @@ export type IngestOptions = {
   parseErrors?: RecordError[];
 };
 
-export type RecordConflict = { index: number; session_id: string; sequence: number };
-
 const TX_TIMEOUT_MS = 60_000;
 
 export async function ingestRecords(
@@ -56,62 +60,6 @@ export async function ingestRecords(
     accepted: result.inserted.length,
     duplicates: duplicates + unique.length - result.inserted.length,
   };
-}
-
-function prepareAll(values: unknown[], parseErrors: RecordError[]): PreparedRecord[] {
-  // `nul_character` refusals also carry the `path` of the offending member.
-  const errors: (Omit<RecordError, 'code'> & { code: string; path?: string })[] = [...parseErrors];
-  const failed = new Set(parseErrors.map((e) => e.index));
-  const prepared: PreparedRecord[] = [];
-  values.forEach((value, index) => {
-    if (failed.has(index)) return;
-    const checked = prepareRecord(value, index);
-    if (!checked.ok) {
-      errors.push(checked.error);
-      return;
-    }
-    // The whole record is stored (jsonb), and PostgreSQL cannot hold U+0000.
-    const nul = nulCharacterIssue(checked.value.record);
-    if (nul) errors.push({ index, ...nul });
-    else prepared.push(checked.value);
-  });
-  if (errors.length > 0) {
-    errors.sort((a, b) => a.index - b.index);
-    throw new AppError(
-      'records_invalid',
-      `${errors.length} of ${values.length} records were refused; nothing was stored.`,
-      { errors },
-    );
-  }
-  return prepared;
-}
-
-function keyOf(r: PreparedRecord): string {
-  return r.hostFailure ? `f\u0000${r.contentHash}` : `s\u0000${r.sessionId}\u0000${r.sequence}`;
-}
-
-/** Identical repeats inside one request count as duplicates; different ones are a conflict. */
-function dedupeWithinBatch(prepared: PreparedRecord[]) {
-  const seen = new Map<string, PreparedRecord>();
-  const conflicts: RecordConflict[] = [];
-  let duplicates = 0;
-  for (const r of prepared) {
-    const key = keyOf(r);
-    const first = seen.get(key);
-    if (!first) seen.set(key, r);
-    else if (first.contentHash === r.contentHash) duplicates++;
-    else conflicts.push({ index: r.index, session_id: r.sessionId, sequence: r.sequence });
-  }
-  if (conflicts.length > 0) throw conflictError(conflicts, 'in this request');
-  return { unique: [...seen.values()], duplicates };
-}
-
-function conflictError(conflicts: RecordConflict[], where: string): AppError {
-  return new AppError(
-    'record_conflict',
-    `${conflicts.length} records differ from a record already ${where} with the same host, session_id and sequence; nothing was stored.`,
-    { conflicts },
-  );
 }
 
 type Chain = { sessionId: string; headHash: string; lastSequence: number; recordCount: number };
