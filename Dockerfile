@@ -2,6 +2,9 @@
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The workspaces (the engine and client packages) must be known to npm ci.
+COPY lib/hooks/package.json ./lib/hooks/
+COPY lib/client/package.json ./lib/client/
 COPY prisma ./prisma
 COPY prisma.config.ts ./
 RUN npm ci --no-audit --no-fund

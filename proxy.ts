@@ -18,7 +18,8 @@ const OPEN_API = [
   /^\/api\/metrics\/?$/,
   /^\/api\/(auth|v1|slack)(\/|$)/,
 ];
-const OPEN_PAGES = [/^\/sign-in\/?$/];
+// The host API reference is public, like the document it renders (/api/v1/openapi.json).
+const OPEN_PAGES = [/^\/sign-in\/?$/, /^\/docs\/api(\/redoc\.js)?\/?$/];
 
 const SESSION_COOKIE = 'authjs.session-token';
 

@@ -6,6 +6,9 @@ const shared = {
   environment: 'node' as const,
   alias: {
     '@/': root,
+    // The workspace packages, from source (as tsconfig's paths map them).
+    '@checkpoint/agent-hooks': `${root}lib/hooks/index.ts`,
+    '@checkpoint/client': `${root}lib/client/index.ts`,
     // Server modules start with `import "server-only"`, which throws outside
     // a React Server Component bundle; in tests it is an empty module.
     'server-only': `${root}node_modules/server-only/empty.js`,

@@ -62,7 +62,7 @@ async function run(databaseUrl: string, server: { proc?: ReturnType<typeof spawn
   const { db } = await import('../lib/server/db');
   const { generateApiKey } = await import('../lib/server/hosts/api-key');
   const { decideTicket } = await import('../lib/server/approvals/decide');
-  const { jcsSha256, buildContext } = await import('../lib/hooks');
+  const { jcsSha256, buildContext } = await import('@checkpoint/agent-hooks');
   const { encode } = await import('next-auth/jwt');
   const prisma = await db();
 

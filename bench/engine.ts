@@ -5,50 +5,14 @@
  * {"cases":[…]}. Medians over rounds, after warmup.
  */
 import { createHash } from 'node:crypto';
-import { type AgentContext, buildContext, createHost, type Message } from '../lib/hooks';
+import { type AgentContext, createHost } from '../lib/hooks';
+import { contextOf, median, round2 as round } from './contexts';
 
 const CASES = [
   { size: 1024, interceptors: 1 },
   { size: 100 * 1024, interceptors: 5 },
   { size: 1024 * 1024, interceptors: 10 },
 ];
-
-/** A pre_model_call context of about `size` bytes: a conversation with mixed content. */
-function contextOf(size: number): AgentContext {
-  const messages: Message[] = [];
-  const base = {
-    timestamp: '2026-06-19T14:03:11.123Z',
-    sequence: 3,
-    agent: { id: 'bench-agent', framework: 'bench' },
-    session: { id: 'bench-session' },
-  };
-  let i = 0;
-  const make = () => buildContext('pre_model_call', base, { model: { id: 'm' }, messages });
-  while (JSON.stringify(make()).length < size) {
-    messages.push(
-      i % 3 === 2
-        ? {
-            role: 'tool',
-            content: {
-              tool: 'search',
-              hits: [{ id: i, title: `result ${i}`, score: i / 7 }],
-              ok: true,
-            },
-          }
-        : {
-            role: i % 2 ? 'assistant' : 'user',
-            content: `message ${i}: ${'lorem ipsum dolor '.repeat(3)}`,
-          },
-    );
-    i++;
-  }
-  return make();
-}
-
-function median(xs: number[]): number {
-  const s = xs.slice().sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
 
 async function timeAsync(
   fn: () => Promise<unknown>,
@@ -103,8 +67,6 @@ async function runCase(size: number, count: number) {
     ratio: round(us / floorUs),
   };
 }
-
-const round = (x: number) => Math.round(x * 100) / 100;
 
 const json = process.argv.includes('--json');
 const cases = [];

@@ -18,7 +18,7 @@ import {
   HooksError,
   jcsSha256,
   validateContextEnvelope,
-} from '../lib/hooks';
+} from '@checkpoint/agent-hooks';
 import { validateAgainst } from '../spec';
 
 export type ContextCheck =

@@ -16,7 +16,7 @@ import {
   type Message,
   type Session,
   toolError,
-} from '@/lib/hooks';
+} from '@checkpoint/agent-hooks';
 import type {
   Harness,
   HarnessDeclaration,

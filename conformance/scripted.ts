@@ -12,7 +12,7 @@ import type {
   ScriptedResolution,
   ScriptedResolver,
 } from './harness';
-import { parseTransformPath } from '@/lib/hooks';
+import { parseTransformPath } from '@checkpoint/agent-hooks';
 import { ctkJcsSha256 } from './jcs-identity';
 import { jsonCopy, matches, parsePath, resolvePath, deepEqual } from './json-path';
 import type { ApprovalRule, InterceptorRule, Json, JsonObject, ToolSpec, Vector } from './vector';

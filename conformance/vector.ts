@@ -3,7 +3,7 @@
  * `vectors.schema.json`. Only what the runner reads is typed; the schema is
  * the authority on shape.
  */
-import type { InterceptionPoint } from '@/lib/hooks';
+import type { InterceptionPoint } from '@checkpoint/agent-hooks';
 
 export const CAPABILITIES = [
   'model_calls',

@@ -7,8 +7,13 @@ import { parseArgs } from 'node:util';
 import type { RunSetup, ScriptedResolver } from '../conformance/harness';
 import { referenceHarness } from '../conformance/reference-harness';
 import type { JsonObject, ScriptedResponse } from '../conformance/vector';
-import { HttpApprovalResolver, HttpRecordSink } from '../lib/client';
-import { type AgentContext, type InterceptionRecord, redactPaths, Verdict } from '../lib/hooks';
+import { HttpApprovalResolver, HttpRecordSink } from '@checkpoint/client';
+import {
+  type AgentContext,
+  type InterceptionRecord,
+  redactPaths,
+  Verdict,
+} from '@checkpoint/agent-hooks';
 
 const USAGE = `Usage: npm run demo:agent -- [--url URL] [--key KEY] [--wait SECONDS] [--redact PATH]...
 

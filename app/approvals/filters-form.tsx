@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { buttonClass } from '@/app/components/button-class';
 import { inputClass } from '@/app/components/field';
-import { INTERCEPTION_POINTS } from '@/lib/hooks';
+import { INTERCEPTION_POINTS } from '@checkpoint/agent-hooks';
 import type { InboxFilters } from '@/lib/server/approvals/inbox';
 
 /** The queue's filters: a plain GET form, so the filters live in the URL. */

@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { buttonClass } from '@/app/components/button-class';
 import { SearchShortcut } from '@/app/components/audit/search-shortcut';
 import { inputClass } from '@/app/components/field';
-import { DECISIONS, INTERCEPTION_POINTS, MODES } from '@/lib/hooks';
+import { DECISIONS, INTERCEPTION_POINTS, MODES } from '@checkpoint/agent-hooks';
 import type { RawParams } from '@/lib/server/audit/filters';
 
 type Option = { value: string; label: string };

@@ -1,4 +1,9 @@
-import { canonicalJson, HooksError, parseJsonText, projectForIdentity } from '../../lib/hooks';
+import {
+  canonicalJson,
+  HooksError,
+  parseJsonText,
+  projectForIdentity,
+} from '@checkpoint/agent-hooks';
 import { checkContext } from '../context-check';
 import { CliError, type Command, EXIT, parseArgs, readInput, writeError } from '../command';
 

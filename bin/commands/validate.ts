@@ -1,4 +1,4 @@
-import { canonicalJson, DEFAULTS, HooksError, parseJsonText } from '../../lib/hooks';
+import { canonicalJson, DEFAULTS, HooksError, parseJsonText } from '@checkpoint/agent-hooks';
 import { type SchemaKind, validateAgainst } from '../../spec';
 import { checkContext } from '../context-check';
 import { CliError, type Command, EXIT, parseArgs, readInput } from '../command';

@@ -4,7 +4,7 @@ import {
   type ApprovalResolution,
   type ApprovalResolver,
   denySetOf,
-} from '@/lib/hooks';
+} from '@checkpoint/agent-hooks';
 
 /**
  * An ApprovalResolver (§9) for a TypeScript host that talks to Checkpoint over

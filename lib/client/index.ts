@@ -7,12 +7,12 @@ export {
   HttpApprovalResolver,
   type HttpApprovalResolverOptions,
   type TicketCreated,
-} from './http-approval-resolver';
-export { denySetOf } from '@/lib/hooks';
+} from './http-approval-resolver.ts';
+export { denySetOf } from '@checkpoint/agent-hooks';
 export {
   BatchingRecordSink,
   HttpRecordSink,
   type HttpRecordSinkOptions,
   type RecordRefusal,
   type RecordSinkStats,
-} from './record-sink';
+} from './record-sink.ts';

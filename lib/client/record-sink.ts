@@ -4,7 +4,7 @@ import {
   type IndexedRefusal,
   type InterceptionRecord,
   type SendResult,
-} from '@/lib/hooks';
+} from '@checkpoint/agent-hooks';
 
 /**
  * A batching RecordSink for TypeScript hosts that send their §10.3 records
@@ -40,8 +40,8 @@ export class HttpRecordSink extends BatchingRecordSink {
   }
 }
 
-export { BatchingRecordSink } from '@/lib/hooks';
-export type { RecordRefusal, RecordSinkStats, SendResult } from '@/lib/hooks';
+export { BatchingRecordSink } from '@checkpoint/agent-hooks';
+export type { RecordRefusal, RecordSinkStats, SendResult } from '@checkpoint/agent-hooks';
 
 type ErrorBody = {
   error?: {

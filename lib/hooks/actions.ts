@@ -1,9 +1,9 @@
-import type { Message, ModelResponse, ToolCall } from './context-builder';
-import type { ExtraFields, Session } from './session';
-import { assembleStream, type StreamChunk } from './streaming';
-import { errorTypeName } from './timeout';
-import type { EmissionResult } from './types';
-import { HOST_ERRORS } from './vocabulary';
+import type { Message, ModelResponse, ToolCall } from './context-builder.ts';
+import type { ExtraFields, Session } from './session.ts';
+import { assembleStream, type StreamChunk } from './streaming.ts';
+import { errorTypeName } from './timeout.ts';
+import type { EmissionResult } from './types.ts';
+import { HOST_ERRORS } from './vocabulary.ts';
 
 const TOOL_ERROR = Symbol('agent-hooks.tool-error');
 

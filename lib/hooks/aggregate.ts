@@ -1,5 +1,5 @@
-import type { InterceptorRegistration, Verdict, Warning } from './types';
-import { isPermit, severity } from './validate-verdict';
+import type { InterceptorRegistration, Verdict, Warning } from './types.ts';
+import { isPermit, severity } from './validate-verdict.ts';
 
 /**
  * One interceptor's position in the composition (§6.3, §7.3). `returned` is

@@ -5,8 +5,8 @@ import type {
   ApprovalResolution,
   Composition,
   InterceptorRegistration,
-} from '@/lib/hooks';
-import { allow, ctxFor, deny, escalate, hostWith, returns, transform } from './test-helpers';
+} from '@checkpoint/agent-hooks';
+import { allow, ctxFor, deny, escalate, hostWith, returns, transform } from './test-helpers.ts';
 
 const approve = { decision: 'allow' } as const;
 

@@ -8,8 +8,8 @@ import {
   projectForIdentity,
   redactPaths,
   validateResolution,
-} from '@/lib/hooks';
-import { ctxFor, escalate, hostWith, resolverOf, sleep } from './test-helpers';
+} from '@checkpoint/agent-hooks';
+import { ctxFor, escalate, hostWith, resolverOf, sleep } from './test-helpers.ts';
 
 const ID = 'sha256:abc';
 const permit = { decision: 'allow' } as const;

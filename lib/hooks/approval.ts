@@ -1,6 +1,6 @@
-import type { IdentityProvider } from './identity';
-import { isPlainObject, toPlain } from './plain';
-import { withTimeout } from './timeout';
+import type { IdentityProvider } from './identity.ts';
+import { isPlainObject, toPlain } from './plain.ts';
+import { withTimeout } from './timeout.ts';
 import type {
   AgentContext,
   ApprovalConsultation,
@@ -8,10 +8,10 @@ import type {
   ApprovalRequest,
   ApprovalResolver,
   Verdict,
-} from './types';
-import { validateResolution } from './validate-resolution';
-import { hostDeny } from './validate-verdict';
-import { HOST_ERRORS } from './vocabulary';
+} from './types.ts';
+import { validateResolution } from './validate-resolution.ts';
+import { hostDeny } from './validate-verdict.ts';
+import { HOST_ERRORS } from './vocabulary.ts';
 
 export interface Seam {
   resolver: ApprovalResolver;

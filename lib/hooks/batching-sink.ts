@@ -1,5 +1,6 @@
-import type { InterceptionRecord, RecordSink } from './types';
-import type { RecordRefusal, SendResult } from './send-result';
+import type { InterceptionRecord, RecordSink } from './types.ts';
+import type { RecordRefusal, SendResult } from './send-result.ts';
+import { utf8Length } from './utf8.ts';
 
 /**
  * The buffering half of a RecordSink, shared by the HTTP sink (remote hosts,
@@ -16,7 +17,7 @@ import type { RecordRefusal, SendResult } from './send-result';
  * and the running total travels with each batch, so the server can show it.
  */
 
-export type { IndexedRefusal, RecordRefusal, SendResult } from './send-result';
+export type { IndexedRefusal, RecordRefusal, SendResult } from './send-result.ts';
 
 type Refused = Extract<SendResult, { retry: false }>;
 
@@ -252,13 +253,11 @@ export class BatchingRecordSink {
   }
 }
 
-const utf8 = new TextEncoder();
-
 function jsonBytes(record: InterceptionRecord): number {
   const text = JSON.stringify(record);
   if (typeof text !== 'string') throw new TypeError('record is not JSON');
   // UTF-8 bytes, plus the newline between NDJSON lines.
-  return utf8.encode(text).length + 1;
+  return utf8Length(text) + 1;
 }
 
 function clamp(n: number, lo: number, hi: number): number {

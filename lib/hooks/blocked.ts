@@ -1,4 +1,4 @@
-import type { EmissionResult } from './types';
+import type { EmissionResult } from './types.ts';
 
 /** Opt-in (`throwOnBlock`): thrown by `emit()` when the action may not proceed; carries the result. */
 export class InterceptionBlocked extends Error {

@@ -1,8 +1,8 @@
 import canonicalize from 'canonicalize';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, serializeSorted } from './canonical-json';
-import { ValueDomainError } from './errors';
+import { canonicalJson, serializeSorted } from './canonical-json.ts';
+import { ValueDomainError } from './errors.ts';
 
 // The oracle: an independent RFC 8785 implementation. Hand-written byte-exact
 // fixtures live in conformance/golden/identity.json.

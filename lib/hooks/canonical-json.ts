@@ -1,7 +1,7 @@
-import { ValueDomainError } from './errors';
-import { findViolation } from './domain-violation';
-import { type ScanStats, scanValue } from './value-domain';
-import { DEFAULTS } from './vocabulary';
+import { ValueDomainError } from './errors.ts';
+import { findViolation } from './domain-violation.ts';
+import { type ScanStats, scanValue } from './value-domain.ts';
+import { DEFAULTS } from './vocabulary.ts';
 
 /**
  * RFC 8785 (JCS) canonical JSON, the preimage of the jcs-sha256 identity

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HOST_ERRORS } from '@/lib/hooks';
+import { HOST_ERRORS } from '@checkpoint/agent-hooks';
 import {
   allow,
   counted,
@@ -10,7 +10,7 @@ import {
   resolverOf,
   sleep,
   transform,
-} from './test-helpers';
+} from './test-helpers.ts';
 
 const STRICTEST = 'parallel/strictest' as const;
 const UNANIMOUS = 'parallel/unanimous' as const;

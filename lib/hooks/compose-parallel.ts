@@ -1,8 +1,8 @@
-import { pickWinner } from './aggregate';
-import { type ComposeEnv, type Composed, noteConsultation } from './compose';
-import type { Verdict } from './types';
-import { hostDeny, isLiftable } from './validate-verdict';
-import { HOST_ERRORS } from './vocabulary';
+import { pickWinner } from './aggregate.ts';
+import { type ComposeEnv, type Composed, noteConsultation } from './compose.ts';
+import type { Verdict } from './types.ts';
+import { hostDeny, isLiftable } from './validate-verdict.ts';
+import { HOST_ERRORS } from './vocabulary.ts';
 
 /**
  * §7.5: every interceptor sees its own copy of the same untransformed

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HOST_ERRORS } from '@/lib/hooks';
+import { HOST_ERRORS } from '@checkpoint/agent-hooks';
 import {
   allow,
   counted,
@@ -10,7 +10,7 @@ import {
   resolverOf,
   returns,
   transform,
-} from './test-helpers';
+} from './test-helpers.ts';
 
 const FIRST_DENY = 'sequential/first_deny' as const;
 const RUN_ALL = 'sequential/run_all' as const;

@@ -1,7 +1,7 @@
-import { pickWinner } from './aggregate';
-import { type ComposeEnv, type Composed, noteConsultation } from './compose';
-import type { AgentContext, Verdict } from './types';
-import { hostDeny, isLiftable } from './validate-verdict';
+import { pickWinner } from './aggregate.ts';
+import { type ComposeEnv, type Composed, noteConsultation } from './compose.ts';
+import type { AgentContext, Verdict } from './types.ts';
+import { hostDeny, isLiftable } from './validate-verdict.ts';
 
 const ALLOW: Verdict = { decision: 'allow' };
 

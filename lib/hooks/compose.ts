@@ -1,13 +1,13 @@
-import type { Slot } from './aggregate';
-import type { ConsultOutcome } from './approval';
-import type { TransformOutcome } from './transform';
+import type { Slot } from './aggregate.ts';
+import type { ConsultOutcome } from './approval.ts';
+import type { TransformOutcome } from './transform.ts';
 import type {
   AgentContext,
   InterceptorRegistration,
   RecordComposition,
   TransformSpec,
   Verdict,
-} from './types';
+} from './types.ts';
 
 /** What a profile needs from the emission around it. */
 export interface ComposeEnv {

@@ -1,6 +1,6 @@
-import { HooksConfigError } from './errors';
-import { type IdentityProvider, jcsSha256 } from './identity';
-import { resolveComposition } from './record';
+import { HooksConfigError } from './errors.ts';
+import { type IdentityProvider, jcsSha256 } from './identity.ts';
+import { resolveComposition } from './record.ts';
 import type {
   ApprovalRedactor,
   ApprovalResolver,
@@ -10,7 +10,7 @@ import type {
   InterceptorRegistration,
   RecordComposition,
   RecordSink,
-} from './types';
+} from './types.ts';
 import {
   DEFAULTS,
   type InterceptionPoint,
@@ -22,7 +22,7 @@ import {
   PROFILES,
   type Profile,
   RESERVED_NAMESPACES,
-} from './vocabulary';
+} from './vocabulary.ts';
 
 /** §3.2/§13.1 declared surface. Omitted model or tool calls make those points `adapter_unsupported`. */
 export interface Capabilities {

@@ -1,10 +1,10 @@
-import type { AgentContext } from './types';
+import type { AgentContext } from './types.ts';
 import {
   type InputRole,
   type InterceptionPoint,
   SPEC_VERSION,
   type ShutdownReason,
-} from './vocabulary';
+} from './vocabulary.ts';
 
 export interface ToolCall {
   id: string;

@@ -5,8 +5,8 @@ import {
   INTERCEPTION_POINTS,
   type InterceptionPoint,
   validateContextEnvelope,
-} from '@/lib/hooks';
-import { allow, counted, ctxFor, hostWith } from './test-helpers';
+} from '@checkpoint/agent-hooks';
+import { allow, counted, ctxFor, hostWith } from './test-helpers.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: these tests reach into contexts structurally.
 type Loose = any;

@@ -1,5 +1,5 @@
-import { truncateUtf8 } from './record';
-import type { ApprovalConsultation } from './types';
+import { truncateUtf8 } from './record.ts';
+import type { ApprovalConsultation } from './types.ts';
 
 /** Checkpoint's bounds on `deny_set` (lib/server/approvals/validate-deny-set.ts). */
 const MAX_STRING_BYTES = 256;

@@ -1,16 +1,17 @@
-import { canonicalJson } from './canonical-json';
+import { canonicalJson } from './canonical-json.ts';
 import {
   IDENTITY_CONDITIONAL,
   IDENTITY_CORE,
   identityOfCanonical,
   type ProjectedField,
-} from './identity';
-import { isPlainObject } from './plain';
-import type { AgentContext } from './types';
-import { isDomainNumber } from './number-domain';
-import { isWellFormed, stringBytes } from './json-strings';
-import { scanValue } from './value-domain';
-import type { InterceptionPoint } from './vocabulary';
+} from './identity.ts';
+import { isPlainObject } from './plain.ts';
+import type { AgentContext } from './types.ts';
+import { isDomainNumber } from './number-domain.ts';
+import { isWellFormed, stringBytes } from './json-strings.ts';
+import { utf8Length } from './utf8.ts';
+import { scanValue } from './value-domain.ts';
+import type { InterceptionPoint } from './vocabulary.ts';
 
 export interface Digest {
   /** The jcs-sha256 identity (§10.2), byte-identical to `jcsSha256.compute`. */
@@ -107,7 +108,7 @@ function digest(ctx: AgentContext, limits: Limits): Digest | null {
     return null;
   }
   const text = objectText(projected);
-  const bytes = Buffer.byteLength(text, 'utf8') + d.extraBytes;
+  const bytes = utf8Length(text) + d.extraBytes;
   if (bytes > limits.maxBytes) return null;
   return { identity: identityOfCanonical(text), bytes };
 }

@@ -1,10 +1,10 @@
-import type { Slot } from './aggregate';
-import { isolatedView } from './isolation';
-import { toPlain } from './plain';
-import { errorTypeName, type Timed, withTimeout } from './timeout';
-import type { AgentContext, InterceptorRegistration } from './types';
-import { hostDeny, validateVerdict } from './validate-verdict';
-import { HOST_ERRORS, TRANSFORM_FORBIDDEN_POINTS } from './vocabulary';
+import type { Slot } from './aggregate.ts';
+import { isolatedView } from './isolation.ts';
+import { toPlain } from './plain.ts';
+import { errorTypeName, type Timed, withTimeout } from './timeout.ts';
+import type { AgentContext, InterceptorRegistration } from './types.ts';
+import { hostDeny, validateVerdict } from './validate-verdict.ts';
+import { HOST_ERRORS, TRANSFORM_FORBIDDEN_POINTS } from './vocabulary.ts';
 
 export interface DispatchLimits {
   interceptorTimeoutMs: number;

@@ -1,6 +1,6 @@
-import { INTEGER_BEYOND_2_53, isDomainMember, isDomainNumber } from './number-domain';
-import { isWellFormed, memberSegment, numberBytes, stringBytes } from './json-strings';
-import type { ValueDomainLimits, Violation } from './value-domain';
+import { INTEGER_BEYOND_2_53, isDomainMember, isDomainNumber } from './number-domain.ts';
+import { isWellFormed, memberSegment, numberBytes, stringBytes } from './json-strings.ts';
+import type { ValueDomainLimits, Violation } from './value-domain.ts';
 
 /**
  * The authoritative, iterative walk behind the value-domain check (§4.4,

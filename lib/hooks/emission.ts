@@ -1,13 +1,13 @@
-import { combine, labelsByNamespace, type Slot } from './aggregate';
-import { consultSeam, type Seam } from './approval';
-import type { ComposeEnv, Composed } from './compose';
-import { composeStrictest, composeUnanimous } from './compose-parallel';
-import { composeFirstDeny, composeRunAll } from './compose-sequential';
-import { dispatch } from './dispatch';
-import { digestContext } from './digest';
-import { type IdentityProvider, jcsSha256 } from './identity';
-import { buildRecord, consultationAt, rejectedRecord } from './record-builder';
-import { applyTransform, type TransformOutcome } from './transform';
+import { combine, labelsByNamespace, type Slot } from './aggregate.ts';
+import { consultSeam, type Seam } from './approval.ts';
+import type { ComposeEnv, Composed } from './compose.ts';
+import { composeStrictest, composeUnanimous } from './compose-parallel.ts';
+import { composeFirstDeny, composeRunAll } from './compose-sequential.ts';
+import { dispatch } from './dispatch.ts';
+import { digestContext } from './digest.ts';
+import { type IdentityProvider, jcsSha256 } from './identity.ts';
+import { buildRecord, consultationAt, rejectedRecord } from './record-builder.ts';
+import { applyTransform, type TransformOutcome } from './transform.ts';
 import type {
   AgentContext,
   EmissionResult,
@@ -16,11 +16,11 @@ import type {
   RecordComposition,
   TransformSpec,
   Verdict,
-} from './types';
-import { validateContextEnvelope } from './validate-context';
-import { hostDeny } from './validate-verdict';
-import { checkValueDomain } from './value-domain';
-import { HOST_ERRORS, type HostErrorReason, type Mode } from './vocabulary';
+} from './types.ts';
+import { validateContextEnvelope } from './validate-context.ts';
+import { hostDeny } from './validate-verdict.ts';
+import { checkValueDomain } from './value-domain.ts';
+import { HOST_ERRORS, type HostErrorReason, type Mode } from './vocabulary.ts';
 
 /** Everything one emission runs under, resolved from host and session configuration. */
 export interface EmissionSettings {

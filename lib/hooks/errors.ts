@@ -1,4 +1,4 @@
-import { HOST_ERRORS, type HostErrorReason } from './vocabulary';
+import { HOST_ERRORS, type HostErrorReason } from './vocabulary.ts';
 
 /**
  * A value the engine refuses: it carries the reserved reason (§11) it maps

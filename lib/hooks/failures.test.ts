@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HOST_ERRORS, type Interceptor, type Profile } from '@/lib/hooks';
-import { allow, counted, ctxFor, deny, hostWith, returns, sleep } from './test-helpers';
+import { HOST_ERRORS, type Interceptor, type Profile } from '@checkpoint/agent-hooks';
+import { allow, counted, ctxFor, deny, hostWith, returns, sleep } from './test-helpers.ts';
 
 const raises = () => {
   throw new TypeError('leaked secret from the target: hunter2');

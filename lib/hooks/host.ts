@@ -11,18 +11,18 @@ import {
   pickMode,
   positive,
   resolveProvider,
-} from './config';
-import { type EmissionSettings, runEmission } from './emission';
-import { HooksConfigError } from './errors';
-import type { IdentityProvider } from './identity';
-import { Session, type SessionOptions } from './session';
+} from './config.ts';
+import { type EmissionSettings, runEmission } from './emission.ts';
+import { HooksConfigError } from './errors.ts';
+import type { IdentityProvider } from './identity.ts';
+import { Session, type SessionOptions } from './session.ts';
 import type {
   EmissionResult,
   InterceptionRecord,
   Interceptor,
   InterceptorRegistration,
-} from './types';
-import { DEFAULTS, type InterceptionPoint, isInterceptionPoint, PATTERNS } from './vocabulary';
+} from './types.ts';
+import { DEFAULTS, type InterceptionPoint, isInterceptionPoint, PATTERNS } from './vocabulary.ts';
 
 /**
  * A configured host (§2): interceptors, composition, mode, identity provider,

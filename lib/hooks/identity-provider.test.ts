@@ -8,9 +8,9 @@ import {
   HOST_ERRORS,
   HooksConfigError,
   jcsSha256,
-} from '@/lib/hooks';
+} from '@checkpoint/agent-hooks';
 import { digestContext } from '@/lib/hooks/digest';
-import { AGENT, allow, ctxFor, escalate, hostWith, resolverOf, transform } from './test-helpers';
+import { AGENT, allow, ctxFor, escalate, hostWith, resolverOf, transform } from './test-helpers.ts';
 
 describe('§10.1 identity providers', () => {
   it('jcs-sha256 is the default, and records name it', async () => {

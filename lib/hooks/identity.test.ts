@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { HooksConfigError, ValueDomainError } from './errors';
+import { HooksConfigError, ValueDomainError } from './errors.ts';
 import {
   customIdentityProvider,
   identityOfCanonical,
   isContentDerived,
   jcsSha256,
   projectForIdentity,
-} from './identity';
-import { parseJsonText } from './json-text';
+} from './identity.ts';
+import { parseJsonText } from './json-text.ts';
 
 const preToolCall = () => ({
   spec: 'agent-hooks/0.1',

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
-import { canonicalJson } from './canonical-json';
-import { HooksConfigError, ValueDomainError } from './errors';
-import { carryVouch } from './number-domain';
-import { INTERCEPTION_POINTS, type InterceptionPoint, JCS_SHA256, PATTERNS } from './vocabulary';
+import { canonicalJson } from './canonical-json.ts';
+import { HooksConfigError, ValueDomainError } from './errors.ts';
+import { carryVouch } from './number-domain.ts';
+import { sha256Hex } from './sha256.ts';
+import { INTERCEPTION_POINTS, type InterceptionPoint, JCS_SHA256, PATTERNS } from './vocabulary.ts';
 
 /**
  * Context identity (§10). A provider maps an AgentContext to the opaque
@@ -112,7 +112,7 @@ function isPlainRecord(value: unknown): value is Record<string, unknown> {
 
 /** "sha256:" + lowercase hex SHA-256 of the UTF-8 bytes of a canonical string (§10.2). */
 export function identityOfCanonical(canonical: string): string {
-  return `sha256:${createHash('sha256').update(canonical, 'utf8').digest('hex')}`;
+  return `sha256:${sha256Hex(canonical)}`;
 }
 
 /**

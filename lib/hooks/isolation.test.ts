@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { type AgentContext, isolatedView, isView, type Profile, toPlain } from '@/lib/hooks';
-import { counted, ctxFor, hostWith } from './test-helpers';
+import {
+  type AgentContext,
+  isolatedView,
+  isView,
+  type Profile,
+  toPlain,
+} from '@checkpoint/agent-hooks';
+import { counted, ctxFor, hostWith } from './test-helpers.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: these tests reach into contexts structurally.
 type Loose = any;

@@ -4,6 +4,8 @@
  * and the location segment error messages name a member by.
  */
 
+import { utf8Length } from './utf8.ts';
+
 type WellFormedString = { isWellFormed(): boolean; toWellFormed(): string };
 
 /**
@@ -33,7 +35,7 @@ const SHORT_ESCAPES = new Set(['"', '\\', '\b', '\f', '\n', '\r', '\t']);
 
 /** UTF-8 length of the JSON string literal for `s` (quotes and escapes included). */
 export function stringBytes(s: string): number {
-  let bytes = Buffer.byteLength(s, 'utf8') + 2;
+  let bytes = utf8Length(s) + 2;
   if (NEEDS_ESCAPE.test(s)) {
     for (const match of s.matchAll(ESCAPED)) {
       // Short escapes (\n, \") add one byte; \u00XX adds five.

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ValueDomainError } from './errors';
-import { canonicalJson } from './canonical-json';
-import { checkValueDomain } from './value-domain';
-import { parseJsonText } from './json-text';
-import { carryVouches } from './number-domain';
+import { ValueDomainError } from './errors.ts';
+import { canonicalJson } from './canonical-json.ts';
+import { checkValueDomain } from './value-domain.ts';
+import { parseJsonText } from './json-text.ts';
+import { carryVouches } from './number-domain.ts';
 
 function rejection(text: string, limits?: { maxBytes?: number; maxDepth?: number }) {
   try {

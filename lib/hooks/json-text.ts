@@ -1,8 +1,9 @@
-import { ValueDomainError } from './errors';
-import { INTEGER_BEYOND_2_53, isDomainNumber, vouchNumber } from './number-domain';
-import { isWellFormed, memberSegment } from './json-strings';
-import { DEFAULT_LIMITS } from './value-domain';
-import { MAX_SAFE_INTEGER } from './vocabulary';
+import { ValueDomainError } from './errors.ts';
+import { INTEGER_BEYOND_2_53, isDomainNumber, vouchNumber } from './number-domain.ts';
+import { isWellFormed, memberSegment } from './json-strings.ts';
+import { DEFAULT_LIMITS } from './value-domain.ts';
+import { utf8Length } from './utf8.ts';
+import { MAX_SAFE_INTEGER } from './vocabulary.ts';
 
 /**
  * The funnel for contexts that arrive as JSON text (HTTP bodies, files, the
@@ -26,8 +27,8 @@ export function parseJsonText(
   const maxBytes = limits?.maxBytes ?? DEFAULT_LIMITS.maxBytes;
   const maxDepth = limits?.maxDepth ?? DEFAULT_LIMITS.maxDepth;
   if (typeof text !== 'string') throw new ValueDomainError('JSON text must be a string');
-  // UTF-16 length is a cheap lower bound on UTF-8 length; count exactly only near the limit.
-  if (text.length > maxBytes || Buffer.byteLength(text, 'utf8') > maxBytes) {
+  // One UTF-16 unit is 1 to 3 UTF-8 bytes: count exactly only when the bounds straddle the limit.
+  if (text.length > maxBytes || (text.length * 3 > maxBytes && utf8Length(text) > maxBytes)) {
     throw new ValueDomainError(`JSON text exceeds the size limit of ${maxBytes} bytes (§12.3)`);
   }
   if (!isWellFormed(text)) {

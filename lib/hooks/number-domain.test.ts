@@ -5,11 +5,11 @@
  * later is judged by value.
  */
 import { describe, expect, it } from 'vitest';
-import { jcsSha256 } from './identity';
-import { parseJsonText } from './json-text';
-import { redactPaths } from './redaction';
-import { applyTransform } from './transform';
-import type { AgentContext } from './types';
+import { jcsSha256 } from './identity.ts';
+import { parseJsonText } from './json-text.ts';
+import { redactPaths } from './redaction.ts';
+import { applyTransform } from './transform.ts';
+import type { AgentContext } from './types.ts';
 
 const TEXT = `{"spec":"agent-hooks/0.1","interception_point":"pre_tool_call","timestamp":"2026-06-19T14:03:11.123Z","sequence":3,"agent":{"id":"a","framework":"ctk"},"session":{"id":"s"},"tool_call":{"id":"c1","name":"pay","args":{"amount":1e16,"note":"x","rows":[1e16,"y"]}},"target":{"amount":1e16,"note":"x","rows":[1e16,"y"]}}`;
 

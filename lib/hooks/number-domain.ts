@@ -1,4 +1,4 @@
-import { MAX_SAFE_INTEGER } from './vocabulary';
+import { MAX_SAFE_INTEGER } from './vocabulary.ts';
 
 /**
  * The §4.4/§10.2 number domain. RFC 8785 prints a number with ECMA-262

@@ -1,6 +1,6 @@
-import { isPlainObject } from './plain';
-import type { AgentContext } from './types';
-import type { InterceptionPoint } from './vocabulary';
+import { isPlainObject } from './plain.ts';
+import type { AgentContext } from './types.ts';
+import type { InterceptionPoint } from './vocabulary.ts';
 
 const ANONYMOUS = '\u0000anonymous';
 

@@ -7,9 +7,10 @@ import {
   isMemberName,
   type PathSegment,
   parseTransformPath,
-} from '@/lib/hooks';
-import { ctxFor } from './test-helpers';
-import { withTarget } from './transform';
+  pathsOverlap,
+} from '@checkpoint/agent-hooks';
+import { ctxFor } from './test-helpers.ts';
+import { withTarget } from './transform.ts';
 
 const on = (point: 'pre_tool_call' | 'post_tool_call', target: unknown) =>
   withTarget(ctxFor(point), target);
@@ -172,5 +173,24 @@ describe('§5.2 resolution of the pinned readings', () => {
       });
       expect(out).toMatchObject({ ok: false, reason: HOST_ERRORS.transformInvalid });
     }
+  });
+});
+
+describe('pathsOverlap (one path a prefix of the other)', () => {
+  const m = (name: string): PathSegment => ({ kind: 'member', name });
+  const i = (index: number): PathSegment => ({ kind: 'index', index });
+
+  it('is true for equal paths, the root and either path extending the other', () => {
+    expect(pathsOverlap([m('a'), i(0)], [m('a'), i(0)])).toBe(true);
+    expect(pathsOverlap([], [m('a')])).toBe(true);
+    expect(pathsOverlap([m('a')], [m('a'), i(0), m('b')])).toBe(true);
+    expect(pathsOverlap([m('a'), i(0), m('b')], [m('a')])).toBe(true);
+  });
+
+  it('is false once a segment differs, in name, index or kind', () => {
+    expect(pathsOverlap([m('a')], [m('b')])).toBe(false);
+    expect(pathsOverlap([m('a'), i(0)], [m('a'), i(1)])).toBe(false);
+    expect(pathsOverlap([m('a'), m('0')], [m('a'), i(0)])).toBe(false);
+    expect(pathsOverlap([i(0), m('x')], [m('0'), m('x')])).toBe(false);
   });
 });

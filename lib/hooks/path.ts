@@ -1,4 +1,4 @@
-import { HOST_ERRORS } from './vocabulary';
+import { HOST_ERRORS } from './vocabulary.ts';
 
 /**
  * §5.2 transform paths, per the normative spec/schema/path-grammar.abnf:
@@ -166,4 +166,25 @@ export function formatPath(segments: readonly PathSegment[]): string {
   const out = formatSegments(segments);
   if (out === null) throw new RangeError('a segment cannot be written as a §5.2 path');
   return out;
+}
+
+/**
+ * True when one path is a prefix of the other (equal paths included): a
+ * write at either reads or rewrites content at the other. This is the rule
+ * that keeps an approve-with-edit clear of what the host redacted (§9).
+ */
+export function pathsOverlap(a: readonly PathSegment[], b: readonly PathSegment[]): boolean {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (
+      x.kind === 'member'
+        ? y.kind !== 'member' || x.name !== y.name
+        : y.kind !== 'index' || x.index !== y.index
+    ) {
+      return false;
+    }
+  }
+  return true;
 }

@@ -1,8 +1,8 @@
-import type { Composed, ConsultPosition } from './compose';
-import type { EmissionSettings } from './emission';
-import { isPlainObject } from './plain';
-import { isSequential, projectVerdictForRecord } from './record';
-import type { ApprovalConsultation, InterceptionRecord, Verdict, VerdictSummary } from './types';
+import type { Composed, ConsultPosition } from './compose.ts';
+import type { EmissionSettings } from './emission.ts';
+import { isPlainObject } from './plain.ts';
+import { isSequential, projectVerdictForRecord } from './record.ts';
+import type { ApprovalConsultation, InterceptionRecord, Verdict, VerdictSummary } from './types.ts';
 
 interface Outcome {
   verdict: Verdict;

@@ -1,6 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
-import { type InterceptionRecord, projectVerdictForRecord, truncateUtf8 } from '@/lib/hooks';
-import { allow, ctxFor, escalate, hostWith, returns, sleep } from './test-helpers';
+import {
+  type InterceptionRecord,
+  projectVerdictForRecord,
+  truncateUtf8,
+} from '@checkpoint/agent-hooks';
+import { allow, ctxFor, escalate, hostWith, returns, sleep } from './test-helpers.ts';
 
 const utf8 = (s: string) => new TextEncoder().encode(s).length;
 

@@ -1,7 +1,7 @@
-import type { Composition, RecordComposition, Verdict, Warning } from './types';
-import { DEFAULTS } from './vocabulary';
+import type { Composition, RecordComposition, Verdict, Warning } from './types.ts';
+import { utf8Length } from './utf8.ts';
+import { DEFAULTS } from './vocabulary.ts';
 
-const utf8 = new TextEncoder();
 const ELLIPSIS = '…';
 const ELLIPSIS_BYTES = 3;
 
@@ -11,7 +11,7 @@ const ELLIPSIS_BYTES = 3;
  */
 export function truncateUtf8(text: string, maxBytes = DEFAULTS.recordMessageMaxBytes): string {
   // Fast path: at most 3 bytes per UTF-16 unit.
-  if (text.length * 3 <= maxBytes || utf8.encode(text).length <= maxBytes) return text;
+  if (text.length * 3 <= maxBytes || utf8Length(text) <= maxBytes) return text;
   const budget = maxBytes - ELLIPSIS_BYTES;
   let bytes = 0;
   let end = 0;

@@ -1,7 +1,7 @@
-import { formatPath, type PathSegment, parseTransformPath } from './path';
-import { isPlainObject } from './plain';
-import { copied, resolvePath, withTarget } from './transform';
-import type { AgentContext, ApprovalRedactor } from './types';
+import { formatPath, type PathSegment, parseTransformPath, pathsOverlap } from './path.ts';
+import { isPlainObject } from './plain.ts';
+import { copied, resolvePath, withTarget } from './transform.ts';
+import type { AgentContext, ApprovalRedactor } from './types.ts';
 
 /**
  * A ready-made §9 approval redactor: replaces each listed `$target…` path
@@ -35,6 +35,30 @@ export function redactPaths(
     extensions[namespace] = { ...own, redacted: removed };
     return copied(ctx, { ...ctx, extensions });
   };
+}
+
+/** A redacted path an edit reaches: as given, and in canonical §5.2 spelling (null outside the grammar). */
+export type TouchedRedaction = { path: string; canonical: string | null };
+
+/**
+ * The first of `redactedPaths` an edit at `edit` would read or rewrite (§9:
+ * the reviewer never saw that value), or null when the edit is clear of them
+ * all. A redacted path outside the §5.2 grammar (stored before the grammar
+ * was enforced) cannot be shown clear of any edit, so every edit touches it
+ * (fail closed); it comes back with `canonical: null`.
+ */
+export function redactionTouchedByEdit(
+  edit: readonly PathSegment[],
+  redactedPaths: readonly string[],
+): TouchedRedaction | null {
+  for (const path of redactedPaths) {
+    const parsed = parseTransformPath(path);
+    if (!parsed.ok) return { path, canonical: null };
+    if (pathsOverlap(edit, parsed.segments)) {
+      return { path, canonical: formatPath(parsed.segments) };
+    }
+  }
+  return null;
 }
 
 function parseRedactionPath(path: string): PathSegment[] {

@@ -7,8 +7,8 @@ import {
   HooksConfigError,
   type HostOptions,
   RESERVED_REASONS,
-} from '@/lib/hooks';
-import { AGENT, allow, ctxFor, escalate, hostWith, returns, transform } from './test-helpers';
+} from '@checkpoint/agent-hooks';
+import { AGENT, allow, ctxFor, escalate, hostWith, returns, transform } from './test-helpers.ts';
 
 describe('§11 reserved reasons', () => {
   it('every host_error:* the engine produces is one of the fourteen reserved reasons', async () => {

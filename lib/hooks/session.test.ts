@@ -4,8 +4,8 @@ import {
   HOST_ERRORS,
   InterceptionBlocked,
   type InterceptionRecord,
-} from '@/lib/hooks';
-import { allow, counted, ctxFor, deny, hostWith, sleep } from './test-helpers';
+} from '@checkpoint/agent-hooks';
+import { allow, counted, ctxFor, deny, hostWith, sleep } from './test-helpers.ts';
 
 /** An interceptor that denies at one point (optionally matching a predicate) and allows elsewhere. */
 const denyAt =
@@ -232,7 +232,7 @@ describe('§6 the bracketed actions', () => {
 
   it('a tool that throws produces is_error: true; toolError() does so without throwing', async () => {
     const { session } = await started();
-    const { toolError } = await import('@/lib/hooks');
+    const { toolError } = await import('@checkpoint/agent-hooks');
     const thrown = await session.callTool({ id: 'c1', name: 't', args: {} }, () => {
       throw new Error('disk full');
     });

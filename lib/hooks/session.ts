@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   callModel,
   callModelStream,
@@ -6,29 +5,29 @@ import {
   type ModelOutcome,
   type ModelRequest,
   type ToolOutcome,
-} from './actions';
-import { InterceptionBlocked } from './blocked';
-import type { PolicyOptions } from './config';
-import { checkPolicy } from './config';
+} from './actions.ts';
+import { InterceptionBlocked } from './blocked.ts';
+import type { PolicyOptions } from './config.ts';
+import { checkPolicy } from './config.ts';
 import {
   buildContext,
   type ContextCore,
   type Message,
   type PointFields,
   type ToolCall,
-} from './context-builder';
-import { type Preempt, runEmission } from './emission';
-import type { StreamChunk } from './streaming';
-import type { Host } from './host';
-import { SessionOrdering } from './ordering';
-import { isPlainObject } from './plain';
-import type { AgentContext, EmissionResult } from './types';
+} from './context-builder.ts';
+import { type Preempt, runEmission } from './emission.ts';
+import type { StreamChunk } from './streaming.ts';
+import type { Host } from './host.ts';
+import { SessionOrdering } from './ordering.ts';
+import { isPlainObject } from './plain.ts';
+import type { AgentContext, EmissionResult } from './types.ts';
 import {
   HOST_ERRORS,
   type InputRole,
   type InterceptionPoint,
   type ShutdownReason,
-} from './vocabulary';
+} from './vocabulary.ts';
 
 export interface SessionOptions extends PolicyOptions {
   id?: string;
@@ -60,7 +59,8 @@ export class Session {
     options: SessionOptions,
   ) {
     checkPolicy(options, 'session');
-    this.id = options.id ?? randomUUID();
+    // Web Crypto's UUID: the same global in Node ≥ 20 and in browsers.
+    this.id = options.id ?? globalThis.crypto.randomUUID();
     this.policy = { ...options };
     this.fields = { ...options.fields };
   }

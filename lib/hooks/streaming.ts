@@ -1,4 +1,4 @@
-import type { ModelResponse, ToolCall } from './context-builder';
+import type { ModelResponse, ToolCall } from './context-builder.ts';
 
 /** One chunk of a streamed model response. */
 export interface StreamChunk {

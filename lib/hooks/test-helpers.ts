@@ -8,7 +8,7 @@ import {
   type Interceptor,
   type InterceptorRegistration,
   type Verdict,
-} from '@/lib/hooks';
+} from '@checkpoint/agent-hooks';
 
 export const AGENT = { id: 'agent-1', framework: 'test' };
 

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { applyTransform, formatPath, HOST_ERRORS, parseTransformPath } from '@/lib/hooks';
-import { ctxFor, hostWith, transform } from './test-helpers';
+import {
+  applyTransform,
+  formatPath,
+  HOST_ERRORS,
+  parseTransformPath,
+} from '@checkpoint/agent-hooks';
+import { ctxFor, hostWith, transform } from './test-helpers.ts';
 
 describe('§5.2 transform path grammar', () => {
   it('parses dot-member, bracket-index and bracket-member segments', () => {

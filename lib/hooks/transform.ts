@@ -1,13 +1,13 @@
-import { carryVouches } from './number-domain';
-import { type PathSegment, parseTransformPath } from './path';
-import { isPlainObject } from './plain';
-import type { AgentContext, TransformSpec } from './types';
+import { carryVouches } from './number-domain.ts';
+import { type PathSegment, parseTransformPath } from './path.ts';
+import { isPlainObject } from './plain.ts';
+import type { AgentContext, TransformSpec } from './types.ts';
 import {
   HOST_ERRORS,
   type HostErrorReason,
   type InterceptionPoint,
   TRANSFORM_FORBIDDEN_POINTS,
-} from './vocabulary';
+} from './vocabulary.ts';
 
 /** §3 table: where `target` lives in each point's conditional fields. */
 export const TARGET_LOCATIONS: Readonly<Record<InterceptionPoint, readonly string[]>> =

@@ -1,4 +1,4 @@
-import type { Decision, InterceptionPoint, Mode, Outcome, Profile } from './vocabulary';
+import type { Decision, InterceptionPoint, Mode, Outcome, Profile } from './vocabulary.ts';
 
 /** A warning on a verdict (§5.1): a recorded concern that never changes control flow. */
 export interface Warning {

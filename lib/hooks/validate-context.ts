@@ -1,6 +1,6 @@
-import { isPlainObject, jsonEqual } from './plain';
-import { TARGET_LOCATIONS } from './transform';
-import type { AgentContext } from './types';
+import { isPlainObject, jsonEqual } from './plain.ts';
+import { TARGET_LOCATIONS } from './transform.ts';
+import type { AgentContext } from './types.ts';
 import {
   HOST_ERRORS,
   INPUT_ROLES,
@@ -8,7 +8,7 @@ import {
   isInterceptionPoint,
   PATTERNS,
   SHUTDOWN_REASONS,
-} from './vocabulary';
+} from './vocabulary.ts';
 
 export type EnvelopeCheck =
   | { ok: true; context: AgentContext }

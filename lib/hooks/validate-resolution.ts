@@ -1,7 +1,7 @@
-import { isPlainObject } from './plain';
-import type { ApprovalResolution, Verdict } from './types';
-import { validateVerdict } from './validate-verdict';
-import { HOST_ERRORS, type HostErrorReason, OUTCOMES } from './vocabulary';
+import { isPlainObject } from './plain.ts';
+import type { ApprovalResolution, Verdict } from './types.ts';
+import { validateVerdict } from './validate-verdict.ts';
+import { HOST_ERRORS, type HostErrorReason, OUTCOMES } from './vocabulary.ts';
 
 export type ResolutionCheck =
   | { ok: true; outcome: 'approve' | 'reject'; verdict: Verdict }

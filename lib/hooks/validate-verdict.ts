@@ -1,13 +1,12 @@
-import { canonicalJson } from './canonical-json';
-import { isPlainObject } from './plain';
-import type { Verdict } from './types';
-import { DECISIONS, DEFAULTS, HOST_ERROR_PREFIX, HOST_ERRORS } from './vocabulary';
+import { canonicalJson } from './canonical-json.ts';
+import { isPlainObject } from './plain.ts';
+import type { Verdict } from './types.ts';
+import { utf8Length } from './utf8.ts';
+import { DECISIONS, DEFAULTS, HOST_ERROR_PREFIX, HOST_ERRORS } from './vocabulary.ts';
 
 export type VerdictCheck =
   | { ok: true; verdict: Verdict }
   | { ok: false; reason: typeof HOST_ERRORS.verdictInvalid; message: string };
-
-const utf8 = new TextEncoder();
 
 /**
  * §5 validation, exactly the listed failures; any of them makes the whole
@@ -60,7 +59,7 @@ export function validateVerdict(value: unknown): VerdictCheck {
     // §5.3: the cap is on the RFC 8785 bytes, not on whatever the producer sent.
     let size: number;
     try {
-      size = utf8.encode(canonicalJson(v.evidence)).length;
+      size = utf8Length(canonicalJson(v.evidence));
     } catch {
       return fail('evidence is not canonicalizable JSON');
     }

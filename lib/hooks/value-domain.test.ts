@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ValueDomainError } from './errors';
-import { stringBytes } from './json-strings';
-import { checkValueDomain } from './value-domain';
+import { ValueDomainError } from './errors.ts';
+import { stringBytes } from './json-strings.ts';
+import { checkValueDomain } from './value-domain.ts';
 
 const LIMITS = { maxBytes: 5 * 1024 * 1024, maxDepth: 128 };
 

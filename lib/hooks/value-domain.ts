@@ -1,8 +1,8 @@
-import { ValueDomainError } from './errors';
-import { findViolation, isJsonContainer } from './domain-violation';
-import { isWellFormed, numberBytes, stringBytes } from './json-strings';
-import { isDomainMember, isDomainNumber } from './number-domain';
-import { DEFAULTS } from './vocabulary';
+import { ValueDomainError } from './errors.ts';
+import { findViolation, isJsonContainer } from './domain-violation.ts';
+import { isWellFormed, numberBytes, stringBytes } from './json-strings.ts';
+import { isDomainMember, isDomainNumber } from './number-domain.ts';
+import { DEFAULTS } from './vocabulary.ts';
 
 /**
  * The §4.4 value domain and the §12.3 resource bounds, checked over an

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HOST_ERRORS, validateResolution, validateVerdict, Verdict } from '@/lib/hooks';
-import { ctxFor, hostWith, returns } from './test-helpers';
+import { HOST_ERRORS, validateResolution, validateVerdict, Verdict } from '@checkpoint/agent-hooks';
+import { ctxFor, hostWith, returns } from './test-helpers.ts';
 
 const invalid = HOST_ERRORS.verdictInvalid;
 

@@ -1,4 +1,4 @@
-import type { TransformSpec, Verdict as VerdictShape, Warning } from './types';
+import type { TransformSpec, Verdict as VerdictShape, Warning } from './types.ts';
 
 /** The verdict shape (§5); the same name is also the constructor object below. */
 export type Verdict = VerdictShape;

@@ -1,5 +1,5 @@
-import { HttpApprovalResolver } from '@/lib/client';
-import { createHost, redactPaths, Verdict } from '@/lib/hooks';
+import { HttpApprovalResolver } from '@checkpoint/client';
+import { createHost, redactPaths, Verdict } from '@checkpoint/agent-hooks';
 
 /**
  * A small remote agent host for the inbox's end-to-end test: the engine

@@ -1,8 +1,6 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { type Browser, expect, type Page, test } from '@playwright/test';
 import { testAgent } from './approvals-agent';
-import { BASE_URL, E2E_ADMIN, SCREENSHOTS, signIn } from './fixtures';
+import { BASE_URL, E2E_ADMIN, registerHost, SCREENSHOTS, startDemoAgent, signIn } from './fixtures';
 
 /**
  * The reviewer inbox end to end: a remote host asks for approval, the
@@ -45,44 +43,8 @@ test('setup: an admin adds a reviewer and an auditor, registers a host and issue
   await expect(page).toHaveURL(/\/users$/);
   await addUser(page, REVIEWER.email, 'reviewer', REVIEWER.password);
   await addUser(page, AUDITOR.email, 'auditor', AUDITOR.password);
-  await page.goto('/hosts');
-  const form = page.getByRole('form', { name: 'Register a host' });
-  await form.getByLabel('Name').fill(`payments-${run}`);
-  await form.getByLabel('Redaction paths').fill(REDACT.join('\n'));
-  await form.getByRole('button', { name: 'Register host' }).click();
-  await expect(page).toHaveURL(/\/hosts\/[0-9a-f-]{36}/);
-  hostId = new URL(page.url()).pathname.split('/')[2];
-  await page.getByLabel('Key name').fill('e2e');
-  await page.getByRole('button', { name: 'Create key' }).click();
-  apiKey = await page
-    .getByRole('region', { name: 'New API key' })
-    .getByLabel('API key')
-    .inputValue();
-  expect(apiKey).toMatch(/^ck_/);
+  ({ hostId, apiKey } = await registerHost(page, `payments-${run}`, { redact: REDACT }));
 });
-
-/** `npm run demo:agent` as a child process against the test server; resolves with its output. */
-function startDemoAgent(key: string) {
-  const child = spawn(
-    process.execPath,
-    [path.join('node_modules', 'tsx', 'dist', 'cli.mjs'), 'scripts/demo-agent.ts'],
-    {
-      env: { ...process.env, CHECKPOINT_URL: BASE_URL, CHECKPOINT_API_KEY: key },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  child.stdout.on('data', (b) => {
-    output += String(b);
-  });
-  child.stderr.on('data', (b) => {
-    output += String(b);
-  });
-  const done = new Promise<{ code: number | null; output: string }>((resolve) => {
-    child.on('exit', (code) => resolve({ code, output }));
-  });
-  return { done, kill: () => child.kill('SIGTERM'), output: () => output };
-}
 
 // A second agent, in this process, whose tickets carry a redacted field and evidence.
 let agent: ReturnType<typeof testAgent>;

@@ -1,53 +1,12 @@
-import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { expect, type Page, test } from '@playwright/test';
-import { BASE_URL, E2E_ADMIN, SCREENSHOTS, signIn, signOut } from './fixtures';
+import { expect, test } from '@playwright/test';
+import { E2E_ADMIN, registerHost, SCREENSHOTS, startDemoAgent, signIn, signOut } from './fixtures';
 
 test.describe.configure({ mode: 'serial' });
 
 const run = Date.now().toString(36);
 let hostName = '';
 let sessionId = '';
-
-/** Registers a host and issues a key through /hosts, as an admin would. */
-async function hostWithKey(page: Page, name: string): Promise<{ hostId: string; key: string }> {
-  const form = page.getByRole('form', { name: 'Register a host' });
-  await form.getByLabel('Name').fill(name);
-  await form.getByRole('button', { name: 'Register host' }).click();
-  await expect(page).toHaveURL(/\/hosts\/[0-9a-f-]{36}\?created=1$/);
-  const hostId = new URL(page.url()).pathname.split('/')[2] as string;
-  await page.getByLabel('Key name').fill('audit-e2e');
-  await page.getByRole('button', { name: 'Create key' }).click();
-  const key = await page
-    .getByRole('region', { name: 'New API key' })
-    .getByLabel('API key')
-    .inputValue();
-  return { hostId, key };
-}
-
-/** `npm run demo:agent` as a child process against the test server. */
-function startDemoAgent(key: string) {
-  const child = spawn(
-    process.execPath,
-    [path.join('node_modules', 'tsx', 'dist', 'cli.mjs'), 'scripts/demo-agent.ts', '--wait', '60'],
-    {
-      env: { ...process.env, CHECKPOINT_URL: BASE_URL, CHECKPOINT_API_KEY: key },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  child.stdout.on('data', (b) => {
-    output += String(b);
-  });
-  child.stderr.on('data', (b) => {
-    output += String(b);
-  });
-  const done = new Promise<{ code: number | null; output: string }>((resolve) => {
-    child.on('exit', (code) => resolve({ code, output }));
-  });
-  return { done, kill: () => child.kill('SIGTERM'), output: () => output };
-}
 
 test("the demo agent's session: search, timeline with chain check, approval link, export", async ({
   page,
@@ -57,10 +16,10 @@ test("the demo agent's session: search, timeline with chain check, approval link
   await signIn(page, E2E_ADMIN.email, E2E_ADMIN.password, '/hosts');
   await expect(page).toHaveURL(/\/hosts$/);
   hostName = `audit-agent-${run}`;
-  const { hostId, key } = await hostWithKey(page, hostName);
+  const { hostId, apiKey: key } = await registerHost(page, hostName, { keyName: 'audit-e2e' });
 
   // The demo agent runs; its transfer waits for a reviewer, who approves it here.
-  const demo = startDemoAgent(key);
+  const demo = startDemoAgent(key, ['--wait', '60']);
   let stored = 0;
   let ticketId = '';
   try {

@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { type Page, expect } from '@playwright/test';
 
 /** E2E_PORT lets two runs on one machine keep apart (the IdP takes the next port). */
@@ -29,4 +31,69 @@ export async function signIn(page: Page, email: string, password: string, path =
 export async function signOut(page: Page) {
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page).toHaveURL(/\/sign-in$/);
+}
+
+/**
+ * Registers a host and issues its API key through /hosts, as an admin would
+ * (the page must be signed in as an admin). The key is shown once: read here.
+ */
+export async function registerHost(
+  page: Page,
+  name: string,
+  options: { redact?: readonly string[]; keyName?: string } = {},
+): Promise<{ hostId: string; apiKey: string }> {
+  await page.goto('/hosts');
+  const form = page.getByRole('form', { name: 'Register a host' });
+  await form.getByLabel('Name').fill(name);
+  if (options.redact) await form.getByLabel('Redaction paths').fill(options.redact.join('\n'));
+  await form.getByRole('button', { name: 'Register host' }).click();
+  await expect(page).toHaveURL(/\/hosts\/[0-9a-f-]{36}\?created=1$/);
+  const hostId = new URL(page.url()).pathname.split('/')[2] as string;
+  await page.getByLabel('Key name').fill(options.keyName ?? 'e2e');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const apiKey = await page
+    .getByRole('region', { name: 'New API key' })
+    .getByLabel('API key')
+    .inputValue();
+  expect(apiKey).toMatch(/^ck_/);
+  return { hostId, apiKey };
+}
+
+export type Child = {
+  done: Promise<{ code: number | null; output: string }>;
+  kill: () => void;
+  /** stdout and stderr so far, interleaved. */
+  output: () => string;
+};
+
+/** A child process whose output the test reads as it comes. */
+export function runChild(
+  command: string,
+  args: readonly string[],
+  options: { env?: Record<string, string>; cwd?: string } = {},
+): Child {
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (b) => {
+    output += String(b);
+  });
+  child.stderr.on('data', (b) => {
+    output += String(b);
+  });
+  const done = new Promise<{ code: number | null; output: string }>((resolve) => {
+    child.on('exit', (code) => resolve({ code, output }));
+  });
+  return { done, kill: () => child.kill('SIGTERM'), output: () => output };
+}
+
+/** `npm run demo:agent` as a child process against the test server. */
+export function startDemoAgent(apiKey: string, extraArgs: readonly string[] = []): Child {
+  const tsx = path.join('node_modules', 'tsx', 'dist', 'cli.mjs');
+  return runChild(process.execPath, [tsx, 'scripts/demo-agent.ts', ...extraArgs], {
+    env: { CHECKPOINT_URL: BASE_URL, CHECKPOINT_API_KEY: apiKey },
+  });
 }

@@ -1,9 +1,9 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
-import { buildContext, jcsSha256 } from '@/lib/hooks';
+import { buildContext, jcsSha256 } from '@checkpoint/agent-hooks';
 import { verifyWebhook } from '@/lib/server/webhooks/signing';
-import { E2E_ADMIN, signIn } from './fixtures';
+import { E2E_ADMIN, registerHost, signIn } from './fixtures';
 
 /**
  * Host webhooks end to end (issue 6): an admin registers a resolver (and sees
@@ -77,17 +77,7 @@ test('register a resolver and a callback, see the self-test and the empty delive
   });
 
   await signIn(page, E2E_ADMIN.email, E2E_ADMIN.password, '/hosts');
-  const form = page.getByRole('form', { name: 'Register a host' });
-  await form.getByLabel('Name').fill(`hooks-${run}`);
-  await form.getByRole('button', { name: 'Register host' }).click();
-  await expect(page).toHaveURL(/\/hosts\/[0-9a-f-]{36}/);
-  hostId = new URL(page.url()).pathname.split('/')[2];
-  await page.getByLabel('Key name').fill('e2e');
-  await page.getByRole('button', { name: 'Create key' }).click();
-  apiKey = await page
-    .getByRole('region', { name: 'New API key' })
-    .getByLabel('API key')
-    .inputValue();
+  ({ hostId, apiKey } = await registerHost(page, `hooks-${run}`));
 
   await page.getByRole('link', { name: /Webhooks \(callback, resolver, delivery log\)/ }).click();
   await expect(page).toHaveURL(`/hosts/${hostId}/webhooks`);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { validateResolution } from '@/lib/hooks';
+import { validateResolution } from '@checkpoint/agent-hooks';
 import { DecisionError, decideTicket } from '@/lib/server/approvals/decide';
 import {
   configureTicketEvents,

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { HttpApprovalResolver } from '@/lib/client';
+import { HttpApprovalResolver } from '@checkpoint/client';
 import {
   type AgentContext,
   createHost,
   type Host,
   type InterceptorRegistration,
   Verdict,
-} from '@/lib/hooks';
+} from '@checkpoint/agent-hooks';
 import { decideTicket } from '@/lib/server/approvals/decide';
 import { configureTicketEvents } from '@/lib/server/approvals/events';
 import { getInboxTicket } from '@/lib/server/approvals/inbox';

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NextRequest } from 'next/server';
-import { type AgentContext, buildContext, jcsSha256, redactPaths } from '@/lib/hooks';
+import { type AgentContext, buildContext, jcsSha256, redactPaths } from '@checkpoint/agent-hooks';
 import { GET as getApproval } from '@/app/api/v1/approvals/[id]/route';
 import { POST as postApproval } from '@/app/api/v1/approvals/route';
 import { generateApiKey } from '@/lib/server/hosts/api-key';

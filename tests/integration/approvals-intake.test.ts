@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { jcsSha256 } from '@/lib/hooks';
+import { jcsSha256 } from '@checkpoint/agent-hooks';
 import { configureTicketEvents } from '@/lib/server/approvals/events';
 import { stopApprovalsRuntime } from '@/lib/server/approvals/runtime';
 import {

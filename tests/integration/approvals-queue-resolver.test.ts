@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type AgentContext, Verdict } from '@/lib/hooks';
+import { type AgentContext, Verdict } from '@checkpoint/agent-hooks';
 import { decideTicket } from '@/lib/server/approvals/decide';
 import { configureTicketEvents } from '@/lib/server/approvals/events';
 import { stopApprovalsRuntime } from '@/lib/server/approvals/runtime';

@@ -3,8 +3,13 @@ import {
   ApprovalClientError,
   HttpApprovalResolver,
   type HttpApprovalResolverOptions,
-} from '@/lib/client';
-import { type AgentContext, type ApprovalRequest, createHost, Verdict } from '@/lib/hooks';
+} from '@checkpoint/client';
+import {
+  type AgentContext,
+  type ApprovalRequest,
+  createHost,
+  Verdict,
+} from '@checkpoint/agent-hooks';
 import { decideTicket } from '@/lib/server/approvals/decide';
 import { configureTicketEvents } from '@/lib/server/approvals/events';
 import { stopApprovalsRuntime } from '@/lib/server/approvals/runtime';

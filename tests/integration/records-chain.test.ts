@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { canonicalJson } from '@/lib/hooks';
+import { canonicalJson } from '@checkpoint/agent-hooks';
 import { ingestRecords } from '@/lib/server/records/ingest';
 import { verifySessionChain } from '@/lib/server/records/verify';
 import { closeTestDb, testDb, truncateAll } from './helpers/db';

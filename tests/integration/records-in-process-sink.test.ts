@@ -1,5 +1,5 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { createHost, Verdict } from '@/lib/hooks';
+import { createHost, Verdict } from '@checkpoint/agent-hooks';
 import {
   closeInProcessRecordSinks,
   inProcessRecordSink,

@@ -1,7 +1,7 @@
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { POST } from '@/app/api/v1/records/route';
-import { createHost, Verdict } from '@/lib/hooks';
-import type { InterceptionRecord } from '@/lib/hooks';
+import { createHost, Verdict } from '@checkpoint/agent-hooks';
+import type { InterceptionRecord } from '@checkpoint/agent-hooks';
 import { closeTestDb, testDb, truncateAll } from './helpers/db';
 import {
   hostFailureRecord,

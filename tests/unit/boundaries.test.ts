@@ -20,27 +20,17 @@ import {
 
 const IS_TEST = /\.test\.tsx?$/;
 
-/** The engine's one runtime dependency (a canonical-JSON helper). */
-const HOOKS_PACKAGES = new Set(['canonicalize']);
+/**
+ * The engine's runtime dependencies, exactly (lib/hooks/package.json): the
+ * SHA-256 of the §10.2 identity where no native one is at hand.
+ */
+const HOOKS_PACKAGES = new Set(['@noble/hashes']);
 
 /** What lib/server stands on (lib/hooks only through its index). */
 const SERVER_DEPENDS_ON = ['lib/server', 'lib/hooks', 'lib/generated', 'spec'];
 
 /** Parts where an import the test cannot read (a computed `import()`, a dangling path) is refused. */
 const GUARDED = ['lib', 'app', 'conformance', 'spec'];
-
-/**
- * Deep imports of lib/hooks allowed for the browser bundle. The index pulls
- * `node:crypto` (identity.ts, session.ts), which a client component cannot
- * load, so the edit form's helpers take the one dependency-free module they
- * need; the client-bundle test below proves nothing node-only is reached.
- * Making lib/hooks runtime-neutral (Web Crypto) lets this list go; an entry
- * no file uses any more fails the test.
- */
-const BROWSER_EXCEPTIONS: Record<string, string[]> = {
-  // Imported by the 'use client' edit form (app/approvals/[id]/edit-form.tsx).
-  'app/components/approvals/target-edit.ts': ['lib/hooks/path.ts'],
-};
 
 const within = (rel: string, dir: string) => rel.startsWith(`${dir}/`);
 const isBuiltin = (name: string) => name.startsWith('node:') || builtinModules.includes(name);
@@ -53,10 +43,10 @@ function breach(from: string, target: Target): string | null {
 
   if (within(from, 'lib/hooks')) {
     if (file && !within(file, 'lib/hooks')) return 'lib/hooks imports no other project code';
-    // Tests may use their runner; the engine itself only its one dependency.
-    // Node builtins are tolerated until lib/hooks is runtime-neutral.
-    if (pkg && !IS_TEST.test(from) && !HOOKS_PACKAGES.has(pkg) && !isBuiltin(pkg)) {
-      return `lib/hooks has one runtime dependency (${[...HOOKS_PACKAGES]}), not ${pkg}`;
+    // Tests may use their runner and Node; the engine itself runs in Node and
+    // browsers alike, so it imports no Node builtin, only its dependencies.
+    if (pkg && !IS_TEST.test(from) && !HOOKS_PACKAGES.has(pkg)) {
+      return `lib/hooks is runtime-neutral and depends only on ${[...HOOKS_PACKAGES]}, not ${pkg}`;
     }
     return null;
   }
@@ -65,7 +55,7 @@ function breach(from: string, target: Target): string | null {
   }
   if (file && within(file, 'lib/hooks') && file !== 'lib/hooks/index.ts') {
     // White-box tests of the engine (golden identities, the spec agreement) may reach in.
-    if (IS_TEST.test(from) || BROWSER_EXCEPTIONS[from]?.includes(file)) return null;
+    if (IS_TEST.test(from)) return null;
     return 'lib/hooks is imported only through its index (@/lib/hooks)';
   }
   if (within(from, 'lib/client')) {
@@ -92,7 +82,7 @@ function breach(from: string, target: Target): string | null {
   return null;
 }
 
-function violations(modules: Map<string, ParsedFile>, used: Set<string>): string[] {
+function violations(modules: Map<string, ParsedFile>): string[] {
   const out: string[] = [];
   for (const [from, { imports }] of modules) {
     const guarded = GUARDED.some((d) => within(from, d));
@@ -106,9 +96,6 @@ function violations(modules: Map<string, ParsedFile>, used: Set<string>): string
       if (target.kind === 'unresolved' && !guarded) continue;
       const rule = breach(from, target);
       if (rule) out.push(`${from}:${line}: '${specifier}' — ${rule}`);
-      else if (target.kind === 'file' && BROWSER_EXCEPTIONS[from]?.includes(target.rel)) {
-        used.add(`${from} → ${target.rel}`);
-      }
     }
   }
   return out;
@@ -174,8 +161,11 @@ describe('import boundaries', () => {
     const file = (rel: string): Target => ({ kind: 'file', rel });
     const pkg = (name: string): Target => ({ kind: 'package', name });
     expect(breach('lib/hooks/host.ts', file('lib/server/db.ts'))).toMatch(/lib\/hooks/);
-    expect(breach('lib/hooks/host.ts', pkg('zod'))).toMatch(/one runtime dependency/);
-    expect(breach('lib/hooks/host.ts', pkg('canonicalize'))).toBeNull();
+    expect(breach('lib/hooks/host.ts', pkg('zod'))).toMatch(/depends only on/);
+    expect(breach('lib/hooks/host.ts', pkg('node:crypto'))).toMatch(/runtime-neutral/);
+    expect(breach('lib/hooks/host.ts', pkg('crypto'))).toMatch(/runtime-neutral/);
+    expect(breach('lib/hooks/host.test.ts', pkg('node:crypto'))).toBeNull();
+    expect(breach('lib/hooks/host.ts', pkg('@noble/hashes'))).toBeNull();
     expect(breach('lib/server/a.ts', file('lib/hooks/path.ts'))).toMatch(/index/);
     expect(breach('lib/server/a.ts', file('lib/hooks/index.ts'))).toBeNull();
     expect(breach('lib/server/a.test.ts', file('lib/hooks/path.ts'))).toBeNull();
@@ -195,13 +185,7 @@ describe('import boundaries', () => {
   it('finds no import against the directions in the project', () => {
     const modules = projectModules();
     expect(modules.size).toBeGreaterThan(100);
-    const used = new Set<string>();
-    expect(violations(modules, used)).toEqual([]);
-    const declared = Object.entries(BROWSER_EXCEPTIONS).flatMap(([from, targets]) =>
-      targets.map((t) => `${from} → ${t}`),
-    );
-    // An exception nobody needs any more is a hole in the wall: drop it.
-    expect(declared.filter((e) => !used.has(e))).toEqual([]);
+    expect(violations(modules)).toEqual([]);
   });
 
   it('loads no Node builtin into a client component’s bundle', () => {
@@ -211,13 +195,24 @@ describe('import boundaries', () => {
     expect(nodeOnlyInBrowser(modules)).toEqual([]);
   });
 
-  it('would see the engine’s index in a client bundle (the walk works)', () => {
+  it('would see a Node builtin below the engine’s index in a client bundle (the walk works)', () => {
     const modules = projectModules();
     const client = (line: string) => parseModule('probe.tsx', `'use client';\n${line}`);
-    modules.set('app/probe-value.tsx', client("import { canonicalJson } from '@/lib/hooks';"));
-    modules.set('app/probe-type.tsx', client("import type { Verdict } from '@/lib/hooks';"));
+    modules.set(
+      'app/probe-value.tsx',
+      client("import { canonicalJson } from '@checkpoint/agent-hooks';"),
+    );
+    modules.set(
+      'app/probe-type.tsx',
+      client("import type { Verdict } from '@checkpoint/agent-hooks';"),
+    );
+    // The engine is runtime-neutral: its whole index loads in a browser as it is…
+    expect(nodeOnlyInBrowser(modules)).toEqual([]);
+    // …and a builtin planted one module below the index is found.
+    const planted = "import { createHash } from 'node:crypto';";
+    modules.set('lib/hooks/plain.ts', parseModule('lib/hooks/plain.ts', planted));
     const found = nodeOnlyInBrowser(modules);
-    expect(found).toContain('app/probe-value.tsx → lib/hooks/identity.ts');
+    expect(found).toContain('app/probe-value.tsx → lib/hooks/plain.ts');
     expect(found.filter((f) => f.startsWith('app/probe-type'))).toEqual([]);
   });
 });

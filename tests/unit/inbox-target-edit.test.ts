@@ -7,7 +7,7 @@ import {
   setAt,
   touchesRedacted,
 } from '@/app/components/approvals/target-edit';
-import { parseTransformPath } from '@/lib/hooks';
+import { parseTransformPath } from '@checkpoint/agent-hooks';
 
 describe('approve-with-edit helpers', () => {
   it('lists every leaf as a §5.2 path the engine parses back to the same segments', () => {

@@ -92,8 +92,15 @@ function exportIsTypeOnly(node: ts.ExportDeclaration): boolean {
   );
 }
 
+/** The workspace packages, by name, to the entry the app resolves them to (tsconfig `paths`). */
+const WORKSPACE_PACKAGES: Record<string, string> = {
+  '@checkpoint/agent-hooks': 'lib/hooks/index.ts',
+  '@checkpoint/client': 'lib/client/index.ts',
+};
+
 export function resolveTarget(fromRel: string, specifier: string): Target {
   let base: string;
+  if (specifier in WORKSPACE_PACKAGES) return { kind: 'file', rel: WORKSPACE_PACKAGES[specifier] };
   if (specifier.startsWith('@/')) base = path.join(ROOT, specifier.slice(2));
   else if (specifier.startsWith('.')) base = path.resolve(ROOT, path.dirname(fromRel), specifier);
   else {

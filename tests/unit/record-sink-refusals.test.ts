@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HttpRecordSink, type RecordRefusal } from '@/lib/client';
-import type { InterceptionRecord } from '@/lib/hooks';
+import { HttpRecordSink, type RecordRefusal } from '@checkpoint/client';
+import type { InterceptionRecord } from '@checkpoint/agent-hooks';
 
 /**
  * Issue 10 item 12: a refusal is final for the records it names. Each one

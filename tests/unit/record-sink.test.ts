@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpRecordSink } from '@/lib/client';
-import type { InterceptionRecord } from '@/lib/hooks';
+import { HttpRecordSink } from '@checkpoint/client';
+import type { InterceptionRecord } from '@checkpoint/agent-hooks';
 
 /**
  * HttpRecordSink against a scripted fetch: what it sends, when, and what it

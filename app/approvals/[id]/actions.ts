@@ -3,7 +3,7 @@
 import { revalidatePath } from 'next/cache';
 import type { FormState } from '@/app/components/form-state';
 import { formatAbsolute } from '@/app/components/time-format';
-import { parseJsonText, ValueDomainError } from '@/lib/hooks';
+import { parseJsonText, ValueDomainError } from '@checkpoint/agent-hooks';
 import { DecisionError, decideTicket } from '@/lib/server/approvals/decide';
 import { actionErrorState } from '@/lib/server/http/action-state';
 import type { AppError } from '@/lib/server/http/api-error';

@@ -8,7 +8,7 @@ import { TicketStatusBadge } from '@/app/components/approvals/ticket-status';
 import { TicketWatch } from '@/app/components/approvals/ticket-watch';
 import { Card } from '@/app/components/page-header';
 import { Time } from '@/app/components/time';
-import { TRANSFORM_FORBIDDEN_POINTS } from '@/lib/hooks';
+import { TRANSFORM_FORBIDDEN_POINTS } from '@checkpoint/agent-hooks';
 import { getInboxTicket } from '@/lib/server/approvals/inbox';
 import { AREAS, hasAnyRole, Role } from '@/lib/server/auth/roles';
 import { requireUser } from '@/lib/server/auth/session';

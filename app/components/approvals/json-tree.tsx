@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { isMemberName } from '@/lib/hooks';
+import { isMemberName } from '@checkpoint/agent-hooks';
 
 /**
  * A JSON value as a collapsible tree (native <details>, no script needed).

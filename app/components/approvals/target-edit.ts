@@ -2,11 +2,16 @@
  * Pure helpers for "approve with edit", shared by the browser (preview and
  * diff) and the server. The server stays the authority: it re-parses the
  * value, checks the path against the redacted paths and validates the
- * resolution (§9) before anything is released. Paths are spelled by the
- * engine's one §5.2 implementation (lib/hooks/path, imported directly so the
- * browser bundle does not pull in the whole engine).
+ * resolution (§9) before anything is released. Paths are spelled, parsed and
+ * checked against the redacted paths by the engine itself (its §5.2 grammar
+ * and its §9 overlap rule), so the form offers exactly what the server takes.
  */
-import { formatSegments, type PathSegment } from '@/lib/hooks/path';
+import {
+  formatSegments,
+  type PathSegment,
+  parseTransformPath,
+  redactionTouchedByEdit,
+} from '@checkpoint/agent-hooks';
 
 export type Segment = string | number;
 
@@ -73,16 +78,13 @@ export function setAt(value: unknown, segments: readonly Segment[], next: unknow
   throw new Error('path does not resolve against the target');
 }
 
-/** True when editing `edited` would write into (or above) one of `redacted`. */
+/**
+ * True when an edit at `edited` would write into (or over) one of `redacted`,
+ * by the engine's rule (§9); a path the grammar refuses is never clear.
+ */
 export function touchesRedacted(edited: string, redacted: readonly string[]): boolean {
-  return redacted.some(
-    (r) =>
-      r === edited ||
-      r.startsWith(`${edited}.`) ||
-      r.startsWith(`${edited}[`) ||
-      edited.startsWith(`${r}.`) ||
-      edited.startsWith(`${r}[`),
-  );
+  const parsed = parseTransformPath(edited);
+  return !parsed.ok || redactionTouchedByEdit(parsed.segments, redacted) !== null;
 }
 
 export type DiffLine = { kind: 'same' | 'add' | 'del'; text: string };

@@ -1,5 +1,5 @@
 import 'server-only';
-import type { AgentContext, ApprovalResolution } from '@/lib/hooks';
+import type { AgentContext, ApprovalResolution } from '@checkpoint/agent-hooks';
 import { hasAnyRole } from '../auth/roles';
 import { db } from '../db';
 import { commitDecision } from './commit-decision';

@@ -1,7 +1,12 @@
 import 'server-only';
 import type { Prisma } from '@/lib/generated/prisma/client';
 import type { TicketStatus } from '@/lib/generated/prisma/enums';
-import { formatPath, INTERCEPTION_POINTS, parseTransformPath, TARGET_LOCATIONS } from '@/lib/hooks';
+import {
+  formatPath,
+  INTERCEPTION_POINTS,
+  parseTransformPath,
+  TARGET_LOCATIONS,
+} from '@checkpoint/agent-hooks';
 import { db } from '@/lib/server/db';
 import { isUuid, uuidOrNil } from '@/lib/server/http/uuid';
 import type { DenySet } from './validate-deny-set';

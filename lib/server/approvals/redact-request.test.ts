@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type AgentContext, buildContext } from '@/lib/hooks';
+import { type AgentContext, buildContext } from '@checkpoint/agent-hooks';
 import { bindContext } from './redact-request';
 
 function contextWith(target: Record<string, unknown>, redacted?: unknown[]): AgentContext {

@@ -7,7 +7,7 @@ import {
   jcsSha256,
   parseTransformPath,
   redactPaths,
-} from '@/lib/hooks';
+} from '@checkpoint/agent-hooks';
 import { IntakeError } from './errors';
 
 /** The extension namespace under which the server documents what it removed (§9). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type AgentContext, buildContext } from '@/lib/hooks';
+import { type AgentContext, buildContext } from '@checkpoint/agent-hooks';
 import { DecisionError } from './errors';
 import { buildResolution, decisionVerdict } from './resolution';
 

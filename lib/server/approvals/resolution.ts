@@ -5,11 +5,11 @@ import {
   applyTransform,
   checkValueDomain,
   formatPath,
-  type PathSegment,
   parseTransformPath,
+  redactionTouchedByEdit,
   type Verdict,
   validateResolution,
-} from '@/lib/hooks';
+} from '@checkpoint/agent-hooks';
 import { DecisionError } from './errors';
 
 /**
@@ -52,18 +52,16 @@ export function decisionVerdict(
     );
   }
   const canonical = formatPath(parsed.segments);
-  for (const redacted of opts.redactedPaths) {
-    const r = parseTransformPath(redacted);
-    // A redacted path outside the §5.2 grammar (stored before the grammar was
-    // enforced) cannot be shown clear of any edit: fail closed.
-    if (!r.ok || overlaps(parsed.segments, r.segments)) {
-      throw new DecisionError(
-        'edit_touches_redacted',
-        r.ok
-          ? `The edit touches the redacted path ${formatPath(r.segments)}; the reviewer never saw its value.`
-          : `The host redacted ${redacted}, which is not a §5.2 path, so no edit can be shown clear of it.`,
-      );
-    }
+  // The engine's §9 rule, the one the edit form applies too; a redacted path
+  // outside the §5.2 grammar is touched by every edit (fail closed).
+  const touched = redactionTouchedByEdit(parsed.segments, opts.redactedPaths);
+  if (touched) {
+    throw new DecisionError(
+      'edit_touches_redacted',
+      touched.canonical !== null
+        ? `The edit touches the redacted path ${touched.canonical}; the reviewer never saw its value.`
+        : `The host redacted ${touched.path}, which is not a §5.2 path, so no edit can be shown clear of it.`,
+    );
   }
   try {
     checkValueDomain(value === undefined ? null : value);
@@ -102,19 +100,6 @@ function rejectionReason(code: string | null | undefined): string {
     );
   }
   return trimmed;
-}
-
-/** One path is a prefix of the other: editing either reads or rewrites redacted content. */
-function overlaps(a: readonly PathSegment[], b: readonly PathSegment[]): boolean {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a[i];
-    const y = b[i];
-    if (x.kind === 'member' && y.kind === 'member' && x.name === y.name) continue;
-    if (x.kind === 'index' && y.kind === 'index' && x.index === y.index) continue;
-    return false;
-  }
-  return true;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { denySetOf } from '@/lib/hooks';
-import { type ApprovalConsultation, createHost, Verdict } from '@/lib/hooks';
+import { denySetOf } from '@checkpoint/agent-hooks';
+import { type ApprovalConsultation, createHost, Verdict } from '@checkpoint/agent-hooks';
 import { ctxFor } from '@/lib/hooks/test-helpers';
 import { IntakeError } from './errors';
 import { parseDenySet } from './validate-deny-set';

@@ -1,6 +1,6 @@
 import 'server-only';
 import { z } from 'zod';
-import { type ApprovalConsultation, DECISIONS } from '@/lib/hooks';
+import { type ApprovalConsultation, DECISIONS } from '@checkpoint/agent-hooks';
 import { IntakeError } from './errors';
 
 /**
@@ -56,7 +56,8 @@ const summary = z.strictObject({
   name: bounded.optional(),
 });
 
-const denySet = z
+/** The `deny_set` schema: parsed here, and shown by the OpenAPI document (lib/server/openapi). */
+export const denySetSchema = z
   .strictObject({
     composition,
     interceptors_registered: index.min(1),
@@ -109,7 +110,7 @@ const denySet = z
 
 /** Checks a request's `deny_set`; throws IntakeError `deny_set_invalid` (400), naming members only. */
 export function parseDenySet(value: unknown): DenySet {
-  const parsed = denySet.safeParse(value);
+  const parsed = denySetSchema.safeParse(value);
   if (parsed.success) return parsed.data as DenySet;
   const issues = parsed.error.issues.slice(0, 3).map((issue) => {
     const at = ['deny_set', ...issue.path.map(String)].join('.');

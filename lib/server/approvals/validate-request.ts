@@ -8,7 +8,7 @@ import {
   type Verdict,
   validateContextEnvelope,
   validateVerdict,
-} from '@/lib/hooks';
+} from '@checkpoint/agent-hooks';
 import { IntakeError } from './errors';
 import { type DenySet, parseDenySet } from './validate-deny-set';
 
@@ -28,7 +28,8 @@ export interface ValidRequest {
   denySet?: DenySet;
 }
 
-const MEMBERS = new Set([
+/** Every member a request may carry: §9's own and this API's (the OpenAPI document lists them). */
+export const REQUEST_MEMBERS: ReadonlySet<string> = new Set([
   'context_identity',
   'interception_point',
   'verdict',
@@ -40,10 +41,11 @@ const MEMBERS = new Set([
   'deny_set',
   'request_id',
 ]);
-const LABEL_MAX = 200;
-const IDENTITY_MAX = 512;
+export const LABEL_MAX = 200;
+export const IDENTITY_MAX = 512;
+export const MIN_TIMEOUT_MS = 1000;
 /** A host's request id: an opaque token it can match callbacks against. */
-const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
+export const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
 
 /**
  * Checks a request the way the engine checks what it builds: the §9 shape,
@@ -59,7 +61,7 @@ export function validateApprovalRequest(body: unknown): ValidRequest {
     );
   }
   const r = body as Record<string, unknown>;
-  const unknown = Object.keys(r).filter((k) => !MEMBERS.has(k));
+  const unknown = Object.keys(r).filter((k) => !REQUEST_MEMBERS.has(k));
   if (unknown.length > 0) {
     throw new IntakeError(
       'request_invalid',
@@ -128,8 +130,11 @@ export function validateApprovalRequest(body: unknown): ValidRequest {
   if (agent !== undefined) out.agentLabel = agent;
   if (r.timeout_ms !== undefined) {
     const t = r.timeout_ms;
-    if (typeof t !== 'number' || !Number.isSafeInteger(t) || t < 1000) {
-      throw new IntakeError('timeout_invalid', 'timeout_ms must be an integer of at least 1000.');
+    if (typeof t !== 'number' || !Number.isSafeInteger(t) || t < MIN_TIMEOUT_MS) {
+      throw new IntakeError(
+        'timeout_invalid',
+        `timeout_ms must be an integer of at least ${MIN_TIMEOUT_MS}.`,
+      );
     }
     out.timeoutMs = t;
   }

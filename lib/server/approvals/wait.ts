@@ -1,5 +1,5 @@
 import 'server-only';
-import type { ApprovalResolution } from '@/lib/hooks';
+import type { ApprovalResolution } from '@checkpoint/agent-hooks';
 import { db } from '../db';
 import { onTicketEvent, onTicketEventsReconnect, ticketEventsLive } from './events';
 import { expireTicket } from './expire';

@@ -1,6 +1,6 @@
 import 'server-only';
 import { z } from 'zod';
-import { DECISIONS, INTERCEPTION_POINTS, MODES } from '@/lib/hooks';
+import { DECISIONS, INTERCEPTION_POINTS, MODES } from '@checkpoint/agent-hooks';
 import { invalidRequest } from '@/lib/server/http/api-error';
 import { isUuid } from '@/lib/server/http/uuid';
 

@@ -5,7 +5,7 @@ import {
   type Host,
   type HostOptions,
   redactPaths,
-} from '@/lib/hooks';
+} from '@checkpoint/agent-hooks';
 import { db } from '../db';
 import { ensureBuiltInHost } from '../hosts/builtin';
 import { inProcessRecordSink } from '../records/in-process-sink';

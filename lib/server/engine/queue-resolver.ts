@@ -5,7 +5,7 @@ import {
   type ApprovalResolution,
   type ApprovalResolver,
   denySetOf,
-} from '@/lib/hooks';
+} from '@checkpoint/agent-hooks';
 import { createApprovalTicket, type TicketRef } from '../approvals/intake';
 import { awaitTicket } from '../approvals/wait';
 

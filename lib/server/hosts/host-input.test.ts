@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactPaths } from '@/lib/hooks';
+import { redactPaths } from '@checkpoint/agent-hooks';
 import { checkRedactionPaths, type FieldErrors } from './host-input';
 
 /** The validator and the engine share one §5.2 grammar (path-grammar.abnf). */

@@ -1,4 +1,4 @@
-import { formatPath, HOST_ERRORS, parseTransformPath } from '@/lib/hooks';
+import { formatPath, HOST_ERRORS, parseTransformPath } from '@checkpoint/agent-hooks';
 import { formatDuration, parseDuration } from './duration';
 import type { ErrorCode } from '@/lib/server/http/error-codes';
 

@@ -1,5 +1,5 @@
 import 'server-only';
-import { parseJsonText, ValueDomainError } from '@/lib/hooks';
+import { parseJsonText, ValueDomainError } from '@checkpoint/agent-hooks';
 import { AppError } from './api-error';
 
 /**

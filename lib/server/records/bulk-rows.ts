@@ -1,6 +1,6 @@
 import 'server-only';
 import { randomBytes } from 'node:crypto';
-import { canonicalJson, type InterceptionRecord } from '@/lib/hooks';
+import { canonicalJson, type InterceptionRecord } from '@checkpoint/agent-hooks';
 import { chainHashOf } from './chain';
 import { type RecordRow, recordRow } from './columns';
 import { sha256Hex } from './validate-record';

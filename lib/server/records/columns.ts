@@ -1,5 +1,5 @@
 import 'server-only';
-import type { InterceptionRecord } from '@/lib/hooks';
+import type { InterceptionRecord } from '@checkpoint/agent-hooks';
 import { recordColumns } from './validate-record';
 
 /**

@@ -4,7 +4,7 @@ import {
   BatchingRecordSink,
   type InterceptionRecord,
   type SendResult,
-} from '@/lib/hooks';
+} from '@checkpoint/agent-hooks';
 import { db } from '@/lib/server/db';
 import { ensureBuiltInHost } from '@/lib/server/hosts/builtin';
 import { AppError } from '@/lib/server/http/api-error';

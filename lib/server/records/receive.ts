@@ -12,7 +12,8 @@ import { bodyFormat, parseRecordsBody } from './parse-body';
 
 /** Header a RecordSink sends with its running total of records it had to drop. */
 export const DROPPED_HEADER = 'x-checkpoint-dropped';
-const agentParam = z.string().min(1).max(200);
+/** The optional `?agent_id=` recorded on every row (the OpenAPI document shows this schema). */
+export const agentIdParam = z.string().min(1).max(200);
 const log = moduleLogger('records');
 
 /** POST /api/v1/records: body → ingest, counting refusals and the client's drops. */
@@ -21,7 +22,7 @@ export async function receiveRecords(req: Request, host: HostPrincipal): Promise
   try {
     const format = bodyFormat(req.headers.get('content-type'));
     const agent = new URL(req.url).searchParams.get('agent_id');
-    if (agent !== null && !agentParam.safeParse(agent).success) {
+    if (agent !== null && !agentIdParam.safeParse(agent).success) {
       throw new AppError('request_invalid', 'agent_id must be 1–200 characters.');
     }
     const { values, errors } = parseRecordsBody(await readBodyText(req, MAX_BODY_BYTES), format);

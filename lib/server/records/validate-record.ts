@@ -1,6 +1,11 @@
 import 'server-only';
 import { createHash } from 'node:crypto';
-import { canonicalJson, DECISIONS, HOST_ERROR_PREFIX, type InterceptionRecord } from '@/lib/hooks';
+import {
+  canonicalJson,
+  DECISIONS,
+  HOST_ERROR_PREFIX,
+  type InterceptionRecord,
+} from '@checkpoint/agent-hooks';
 import { validateAgainst } from '@/spec';
 import { MAX_COLUMN_INT, MAX_MESSAGE_BYTES } from './limits';
 

@@ -1,5 +1,5 @@
 import 'server-only';
-import { canonicalJson } from '@/lib/hooks';
+import { canonicalJson } from '@checkpoint/agent-hooks';
 import { db } from '@/lib/server/db';
 import { chainHashOf } from './chain';
 

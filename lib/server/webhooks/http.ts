@@ -21,6 +21,11 @@ export const rotateBody = z
   })
   .strict();
 
+/** `GET /api/v1/webhooks/deliveries?limit=`: how many of the newest deliveries. */
+export const deliveriesQuery = z
+  .object({ limit: z.coerce.number().int().min(1).max(500).default(100) })
+  .strict();
+
 /** The API shape of a webhook: never a secret, only when each one stops. */
 export function webhookJson(w: WebhookView | null) {
   if (!w) return null;

@@ -1,5 +1,5 @@
 import 'server-only';
-import type { ApprovalResolution } from '@/lib/hooks';
+import type { ApprovalResolution } from '@checkpoint/agent-hooks';
 
 /** Event type of the callback (Standard Webhooks `type`). */
 export const RESOLVED_EVENT = 'approval.resolved';

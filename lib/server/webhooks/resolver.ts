@@ -1,6 +1,6 @@
 import 'server-only';
 import type { Prisma } from '@/lib/generated/prisma/client';
-import { type ApprovalRequest, validateResolution } from '@/lib/hooks';
+import { type ApprovalRequest, validateResolution } from '@checkpoint/agent-hooks';
 import { DecisionError, decideTicket } from '../approvals/decide';
 import { handOverTicket, withResolver } from '../approvals/resolver-phase';
 import { db } from '../db';

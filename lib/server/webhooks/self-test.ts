@@ -1,6 +1,6 @@
 import 'server-only';
 import { randomBytes } from 'node:crypto';
-import { type ApprovalRequest, validateResolution } from '@/lib/hooks';
+import { type ApprovalRequest, validateResolution } from '@checkpoint/agent-hooks';
 import { postWebhook } from '../net/http-post';
 import type { GuardOptions } from '../net/ssrf';
 import { signedHeaders } from './signing';

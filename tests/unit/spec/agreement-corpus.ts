@@ -4,7 +4,7 @@
  * approval seam. Each entry is only a document; whether it is valid is what
  * the agreement test asks both schema sets.
  */
-import { INTERCEPTION_POINTS, type InterceptionPoint } from '@/lib/hooks';
+import { INTERCEPTION_POINTS, type InterceptionPoint } from '@checkpoint/agent-hooks';
 import { contextAt, record } from './examples';
 
 type Doc = Record<string, unknown>;

@@ -1,4 +1,4 @@
-import type { InterceptionPoint } from '@/lib/hooks';
+import type { InterceptionPoint } from '@checkpoint/agent-hooks';
 
 /** A valid context at each point, built from the §4.1/§4.2 examples. */
 export function contextAt(point: InterceptionPoint): Record<string, unknown> {

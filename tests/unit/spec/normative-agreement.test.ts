@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { INTERCEPTION_POINTS } from '@/lib/hooks';
+import { INTERCEPTION_POINTS } from '@checkpoint/agent-hooks';
 import { loadSchemas, SCHEMA_BASE } from '@/spec/index';
 import {
   type Case,

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { command as identityCommand } from '@/bin/commands/identity';
 import { command as validateCommand } from '@/bin/commands/validate';
 import { checkContext } from '@/bin/context-check';
-import { createHost, HOST_ERRORS } from '@/lib/hooks';
+import { createHost, HOST_ERRORS } from '@checkpoint/agent-hooks';
 import { IntakeError } from '@/lib/server/approvals/errors';
 import { validateApprovalRequest } from '@/lib/server/approvals/validate-request';
 import { validateAgainst } from '@/spec/index';

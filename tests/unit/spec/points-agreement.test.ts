@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { INTERCEPTION_POINTS as ENGINE_POINTS } from '@/lib/hooks';
+import { INTERCEPTION_POINTS as ENGINE_POINTS } from '@checkpoint/agent-hooks';
 import { contextSchemaId, INTERCEPTION_POINTS, loadSchemas } from '@/spec';
 
 /**

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { INTERCEPTION_POINTS } from '@/lib/hooks';
+import { INTERCEPTION_POINTS } from '@checkpoint/agent-hooks';
 import { addSpecSchemas, loadSchemas, SCHEMA_BASE, validateAgainst } from '@/spec/index';
 import { contextAt, record } from './examples';
 

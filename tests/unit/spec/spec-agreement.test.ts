@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { identityWhitelist } from '@/lib/hooks/identity';
-import { INTERCEPTION_POINTS, RESERVED_REASONS } from '@/lib/hooks';
+import { INTERCEPTION_POINTS, RESERVED_REASONS } from '@checkpoint/agent-hooks';
 import reserved from '@/spec/reserved-reasons.json' with { type: 'json' };
 import { loadSchemas, SCHEMA_BASE } from '@/spec/index';
 
