@@ -77,6 +77,7 @@ test('register a resolver and a callback, see the self-test and the empty delive
   });
 
   await signIn(page, E2E_ADMIN.email, E2E_ADMIN.password, '/hosts');
+  await expect(page).toHaveURL(/\/hosts$/);
   ({ hostId, apiKey } = await registerHost(page, `hooks-${run}`));
 
   await page.getByRole('link', { name: /Webhooks \(callback, resolver, delivery log\)/ }).click();
