@@ -2,13 +2,24 @@ import { getToken } from 'next-auth/jwt';
 import { type NextRequest, NextResponse } from 'next/server';
 import { PATH_HEADER } from '@/lib/server/auth/redirects';
 import { authSecret } from '@/lib/server/auth/secret';
+import { config as appConfig } from '@/lib/server/config';
 import { errorResponse } from '@/lib/server/http/api-error';
+import {
+  API_POLICY,
+  baseSecurityHeaders,
+  cameOverHttps,
+  newNonce,
+  originOf,
+  pagePolicy,
+} from '@/lib/server/http/security-headers';
 
 /**
  * Early gate (Next 16 proxy, Node runtime): page requests without a valid
  * session go to sign-in, API requests get 401 JSON. Only the session's
  * presence is checked here; pages, actions and routes check the user and
- * roles themselves and remain authoritative.
+ * roles themselves and remain authoritative. Every answer passing through
+ * here gets the security headers (lib/server/http/security-headers.ts),
+ * pages a Content-Security-Policy with a fresh nonce.
  */
 
 /** API paths that authenticate themselves (or need none). */
@@ -20,6 +31,9 @@ const OPEN_API = [
 ];
 // The host API reference is public, like the document it renders (/api/v1/openapi.json).
 const OPEN_PAGES = [/^\/sign-in\/?$/, /^\/docs\/api(\/redoc\.js)?\/?$/];
+
+/** Routes that send a policy of their own (the Redoc renderer needs a blob: worker). */
+const OWN_POLICY = [/^\/docs\/api(\/redoc\.js)?\/?$/];
 
 const SESSION_COOKIE = 'authjs.session-token';
 
@@ -39,8 +53,33 @@ async function hasSession(req: NextRequest): Promise<boolean> {
 }
 
 export async function proxy(req: NextRequest): Promise<Response> {
-  const { pathname, search } = req.nextUrl;
+  const { pathname } = req.nextUrl;
   const isApi = pathname === '/api' || pathname.startsWith('/api/');
+  const cfg = appConfig();
+  const https = cameOverHttps(req.nextUrl.protocol, req.headers.get('x-forwarded-proto'));
+  // Next reads the nonce from the request's policy and stamps its own scripts with it.
+  const policy = isApi
+    ? API_POLICY
+    : pagePolicy({
+        nonce: newNonce(),
+        dev: cfg.NODE_ENV === 'development',
+        https,
+        formTargets: [originOf(cfg.OIDC_ISSUER)].filter((o): o is string => o !== null),
+      });
+  const res = await gate(req, isApi, policy);
+  for (const [name, value] of Object.entries(
+    baseSecurityHeaders(https || cfg.APP_URL?.startsWith('https:') === true),
+  )) {
+    res.headers.set(name, value);
+  }
+  if (!OWN_POLICY.some((re) => re.test(pathname))) {
+    res.headers.set('Content-Security-Policy', policy);
+  }
+  return res;
+}
+
+async function gate(req: NextRequest, isApi: boolean, policy: string): Promise<Response> {
+  const { pathname, search } = req.nextUrl;
   const open = (isApi ? OPEN_API : OPEN_PAGES).some((re) => re.test(pathname));
 
   if (!open && !(await hasSession(req))) {
@@ -52,6 +91,8 @@ export async function proxy(req: NextRequest): Promise<Response> {
 
   const headers = new Headers(req.headers);
   headers.set(PATH_HEADER, `${pathname}${search}`);
+  // Replaces whatever the client sent under that name: the nonce is ours alone.
+  headers.set('Content-Security-Policy', policy);
   // The "You don't have access" page answers 403, not 200.
   if (pathname === '/forbidden') {
     return NextResponse.rewrite(req.nextUrl, { status: 403, request: { headers } });

@@ -5,13 +5,14 @@ import 'dotenv/config';
 import { config } from '@/lib/server/config';
 import { dbTarget } from '@/lib/server/db';
 import { migrateTarget } from '@/lib/server/db/migrate-target';
-import { describeTarget } from '@/lib/server/db/open';
+import { describeTarget, permissionsFixedMessage } from '@/lib/server/db/open';
 
 async function main(): Promise<number> {
   config(); // a bad variable stops here, named
   const target = dbTarget();
   console.log(`Migrating ${target.kind} database at ${describeTarget(target)}`);
   const result = await migrateTarget(target);
+  if (result.permissionsFixed > 0) console.log(permissionsFixedMessage(result.permissionsFixed));
   for (const name of result.applied) console.log(`  applied ${name}`);
   if (result.unknown.length > 0) {
     console.warn(

@@ -4,14 +4,19 @@ import { RoleBadges } from '@/app/components/role-badges';
 import { Time } from '@/app/components/time';
 import { PASSWORD_MIN_LENGTH } from '@/lib/server/auth/password';
 import { requireUser } from '@/lib/server/auth/session';
+import { db } from '@/lib/server/db';
+import { ownSlackLink } from '@/lib/server/slack/link-admin';
 import { getOwnProfile } from '@/lib/server/users';
-import { ChangePasswordForm, SlackForm } from './profile-forms';
+import { ChangePasswordForm } from './profile-forms';
+import { SessionsCard } from './sessions-card';
+import { SlackLink } from './slack-link';
 
 export const metadata: Metadata = { title: 'Profile' };
 
 export default async function ProfilePage() {
   const actor = await requireUser();
   const me = await getOwnProfile(actor);
+  const slack = await ownSlackLink(await db(), actor.id);
   const now = new Date().toISOString();
   return (
     <>
@@ -36,11 +41,25 @@ export default async function ProfilePage() {
         <Card title={me.hasPassword ? 'Change password' : 'Set a password'}>
           <ChangePasswordForm hasPassword={me.hasPassword} minPassword={PASSWORD_MIN_LENGTH} />
         </Card>
+        <SessionsCard />
         <Card title="Slack">
           <p className="mb-3 text-sm text-slate-600">
-            Link your Slack member ID so that approve and reject buttons in Slack act as you.
+            Link your Slack account so that approve and reject buttons in Slack act as you.
           </p>
-          <SlackForm current={me.slackUserId} />
+          <SlackLink
+            now={now}
+            link={{
+              verified: slack.verified && {
+                slackUserId: slack.verified.slackUserId,
+                linkedAt: slack.verified.linkedAt?.toISOString() ?? null,
+              },
+              pending: slack.pending && {
+                slackUserId: slack.pending.slackUserId,
+                expiresAt: slack.pending.expiresAt.toISOString(),
+                expired: slack.pending.expired,
+              },
+            }}
+          />
         </Card>
       </div>
     </>

@@ -5,7 +5,7 @@ import { SubmitButton } from '@/app/components/button';
 import { Field } from '@/app/components/field';
 import { FormMessage } from '@/app/components/form-message';
 import { idle } from '@/app/components/form-state';
-import { changePasswordAction, linkSlackAction } from './actions';
+import { changePasswordAction } from './actions';
 
 export function ChangePasswordForm({
   hasPassword,
@@ -48,30 +48,6 @@ export function ChangePasswordForm({
       <FormMessage state={state} />
       <SubmitButton variant="secondary" pendingLabel="Changing…">
         Change password
-      </SubmitButton>
-    </form>
-  );
-}
-
-export function SlackForm({ current }: { current: string | null }) {
-  const [state, action] = useActionState(linkSlackAction, {
-    ...idle,
-    values: { slackUserId: current ?? '' },
-  });
-  return (
-    <form action={action} className="space-y-3" aria-label="Slack" noValidate>
-      <Field
-        label="Slack member ID"
-        name="slackUserId"
-        autoComplete="off"
-        placeholder="U0123ABCD"
-        hint="In Slack: your profile → ⋮ → Copy member ID. Leave empty to unlink."
-        className="font-mono"
-        state={state}
-      />
-      <FormMessage state={state} />
-      <SubmitButton variant="secondary" pendingLabel="Saving…">
-        Save
       </SubmitButton>
     </form>
   );

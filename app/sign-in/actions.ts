@@ -29,7 +29,7 @@ export async function signInWithPassword(_prev: FormState, form: FormData): Prom
       return {
         status: 'error',
         code: err.code,
-        message: signInMessage(err.code, err.retryAfterMinutes),
+        message: signInMessage(err.code, err.retryAfterSeconds),
         values: { email },
       };
     }

@@ -3,7 +3,7 @@ import { redirect } from 'next/navigation';
 import { buttonClass } from '@/app/components/button-class';
 import { Logo } from '@/app/components/logo';
 import { safeNextPath } from '@/lib/server/auth/redirects';
-import { getCurrentUser, orNull } from '@/lib/server/auth/session';
+import { getActiveSession, orNull, PASSWORD_CHANGE_PATH } from '@/lib/server/auth/session';
 import { config } from '@/lib/server/config';
 import { signInWithSso } from './actions';
 import { signInMessage } from './messages';
@@ -16,7 +16,8 @@ type Search = Promise<Record<string, string | string[] | undefined>>;
 export default async function SignInPage({ searchParams }: { searchParams: Search }) {
   const params = await searchParams;
   const next = safeNextPath(typeof params.next === 'string' ? params.next : undefined);
-  if (await getCurrentUser().catch(orNull)) redirect(next);
+  const active = await getActiveSession().catch(orNull);
+  if (active) redirect(active.mustChangePassword ? PASSWORD_CHANGE_PATH : next);
 
   const cfg = config();
   const ssoName = cfg.OIDC_ISSUER ? cfg.OIDC_NAME : null;

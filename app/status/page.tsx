@@ -1,59 +1,88 @@
-import { getSystemStatus, HEARTBEAT_STALE_MS } from '@/lib/server/health/system-status';
+import type { Metadata } from 'next';
+import type { ReactNode } from 'react';
+import { Role } from '@/lib/server/auth/roles';
+import { requireUser } from '@/lib/server/auth/session';
+import { type HealthView, statusView } from '@/lib/server/health/status-view';
+import {
+  getSystemStatus,
+  HEARTBEAT_STALE_MS,
+  type SystemStatus,
+} from '@/lib/server/health/system-status';
+import { Badge, Card, Row, When } from './parts';
 
 export const dynamic = 'force-dynamic';
-export const metadata = { title: 'Status' };
+export const metadata: Metadata = { title: 'Status' };
 
-type Tone = 'ok' | 'warn' | 'bad';
-const TONE: Record<Tone, string> = {
-  ok: 'bg-emerald-100 text-emerald-800',
-  warn: 'bg-amber-100 text-amber-800',
-  bad: 'bg-red-100 text-red-800',
-};
-
-function Badge({ tone, children }: { tone: Tone; children: React.ReactNode }) {
-  return (
-    <span className={`inline-block rounded px-2 py-0.5 text-xs font-medium ${TONE[tone]}`}>
-      {children}
-    </span>
-  );
+/**
+ * /status: every signed-in user sees whether the parts are healthy; only
+ * admins see where the data lives, the database URL (never its password),
+ * the worker's host and pid and the housekeeping counts.
+ */
+export default async function StatusPage() {
+  const user = await requireUser();
+  const view = statusView(await getSystemStatus(), user.roles.includes(Role.admin));
+  return view.full ? <FullStatus s={view.status} /> : <HealthOnly v={view} />;
 }
 
-function Row({ label, children }: { label: string; children: React.ReactNode }) {
+function Frame({ checkedAt, children }: { checkedAt: Date; children: ReactNode }) {
   return (
-    <div className="flex items-baseline justify-between gap-4 border-b border-gray-100 py-2 last:border-0">
-      <dt className="text-sm text-gray-500">{label}</dt>
-      <dd className="text-right text-sm text-gray-900">{children}</dd>
+    <div className="mx-auto max-w-4xl space-y-4 p-6">
+      <header className="flex items-baseline justify-between">
+        <h1 className="text-lg font-semibold text-gray-900">System status</h1>
+        <p className="text-xs text-gray-500">
+          checked <When at={checkedAt} now={checkedAt.getTime()} />
+        </p>
+      </header>
+      {children}
     </div>
   );
 }
 
-function Card({ title, children }: { title: string; children: React.ReactNode }) {
+/** Health only, for everyone but admins. */
+function HealthOnly({ v }: { v: HealthView }) {
+  const now = v.checkedAt.getTime();
   return (
-    <section className="rounded-lg border border-gray-200 bg-white p-4">
-      <h2 className="mb-2 text-sm font-semibold text-gray-700">{title}</h2>
-      <dl>{children}</dl>
-    </section>
+    <Frame checkedAt={v.checkedAt}>
+      <div className="grid gap-4 md:grid-cols-2" data-testid="status-health">
+        <Card title="Health">
+          <Row label="Database">
+            <Badge tone={v.database.ok ? 'ok' : 'bad'}>
+              {v.database.ok ? 'online' : 'unreachable'}
+            </Badge>
+          </Row>
+          <Row label="Migrations">
+            {v.migrationsCurrent === null ? (
+              <Badge tone="bad">unknown</Badge>
+            ) : v.migrationsCurrent ? (
+              'up to date'
+            ) : (
+              <Badge tone="bad">pending</Badge>
+            )}
+          </Row>
+          <Row label="Queue (Redis)">
+            <Badge tone={v.redis === 'online' ? 'ok' : 'warn'}>{v.redis}</Badge>
+          </Row>
+          <Row label="Worker">
+            {v.worker ? (
+              <span className="space-x-2">
+                <Badge tone={v.worker.alive ? 'ok' : 'bad'}>
+                  {v.worker.alive ? 'alive' : 'silent'}
+                </Badge>
+                <When at={v.worker.at} now={now} />
+              </span>
+            ) : (
+              <Badge tone="bad">never seen</Badge>
+            )}
+          </Row>
+        </Card>
+      </div>
+      <p className="text-xs text-gray-500">Details are shown to admins.</p>
+    </Frame>
   );
 }
 
-function When({ at, now }: { at: Date; now: number }) {
-  const s = Math.round((now - at.getTime()) / 1000);
-  const rel =
-    s < 60
-      ? `${s} s ago`
-      : s < 3600
-        ? `${Math.round(s / 60)} min ago`
-        : `${Math.round(s / 3600)} h ago`;
-  return (
-    <time dateTime={at.toISOString()} title={at.toISOString()}>
-      {rel}{' '}
-      <span className="text-gray-400">({at.toISOString().replace('T', ' ').slice(0, 19)} UTC)</span>
-    </time>
-  );
-}
-
-export default async function StatusPage() {
-  const s = await getSystemStatus();
+/** Everything, for admins (passwords never: see statusView). */
+function FullStatus({ s }: { s: SystemStatus }) {
   const now = s.checkedAt.getTime();
   const beat = s.worker.heartbeat;
   const beatAt = beat ? new Date(beat.at) : null;
@@ -61,14 +90,8 @@ export default async function StatusPage() {
   const pending = s.migrations?.pending ?? [];
 
   return (
-    <div className="mx-auto max-w-4xl space-y-4 p-6">
-      <header className="flex items-baseline justify-between">
-        <h1 className="text-lg font-semibold text-gray-900">System status</h1>
-        <p className="text-xs text-gray-500">
-          checked <When at={s.checkedAt} now={now} />
-        </p>
-      </header>
-      <div className="grid gap-4 md:grid-cols-2">
+    <Frame checkedAt={s.checkedAt}>
+      <div className="grid gap-4 md:grid-cols-2" data-testid="status-full">
         <Card title="Database">
           <Row label="State">
             <Badge tone={s.database.ok ? 'ok' : 'bad'}>
@@ -145,6 +168,6 @@ export default async function StatusPage() {
           ) : null}
         </Card>
       </div>
-    </div>
+    </Frame>
   );
 }

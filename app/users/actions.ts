@@ -70,7 +70,8 @@ export async function resetPasswordAction(_prev: FormState, form: FormData): Pro
     return {
       status: 'ok',
       code: 'password_reset',
-      message: 'Password set. Tell the user over a safe channel.',
+      message:
+        'Password set and their sessions ended. Tell the user over a safe channel; they choose their own at the next sign-in.',
     };
   } catch (err) {
     return actionErrorState(err);

@@ -36,7 +36,7 @@ export function CreateUserForm({
         autoComplete="new-password"
         required
         minLength={minPassword}
-        hint={`At least ${minPassword} characters. Share it over a safe channel.`}
+        hint={`At least ${minPassword} characters. Share it over a safe channel; the user replaces it at the first sign-in.`}
         state={state}
       />
       <FormMessage state={state} />

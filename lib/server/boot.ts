@@ -2,8 +2,10 @@ import 'server-only';
 import { ensureApprovalsRuntime, stopApprovalsRuntime } from './approvals/runtime';
 import { ensureInitialAdmin } from './auth/bootstrap-admin';
 import { type Config, ConfigError, config } from './config';
-import { closeDb, db, dbInfo, migrationStatus } from './db';
+import { closeDb, dataDirPermissionsFixed, db, dbInfo, migrationStatus } from './db';
+import { permissionsFixedMessage } from './db/open';
 import { ensureBuiltInHost } from './hosts/builtin';
+import { installPeerAddressHook } from './http/client-address';
 import { moduleLogger } from './logger';
 import { startBackground, stopBackground } from './queue/runtime';
 import { closeInProcessRecordSinks } from './records/in-process-sink';
@@ -25,7 +27,12 @@ export function boot(): Promise<void> {
 
 async function run(): Promise<void> {
   const cfg = loadConfigOrExit();
+  // Before the first request: sign-in throttling keys on the socket's address.
+  installPeerAddressHook();
   await openDatabase();
+  // Item 8: an existing DATA_DIR others could read was made owner-only on open.
+  const fixed = await dataDirPermissionsFixed();
+  if (fixed > 0) log.warn({ fixed }, permissionsFixedMessage(fixed));
   await ensureInitialAdmin();
   await ensureBuiltInHost(await db());
   startBackground({ db: await db(), worker: cfg.RUN_WORKER });

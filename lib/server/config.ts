@@ -1,6 +1,7 @@
 import 'server-only';
 import path from 'node:path';
 import { z } from 'zod';
+import { parseTrustedProxies } from './http/trusted-proxies';
 
 /**
  * Configuration, read and validated once; nothing else reads `process.env`,
@@ -67,6 +68,17 @@ const schema = z
     WEBHOOKS_ALLOW_HTTP_LOOPBACK: bool.default(false),
     /** Comma-separated host names, IPs or CIDRs that webhooks may reach although private. */
     WEBHOOKS_ALLOW_HOSTS: z.string().default(''),
+    /** Comma-separated IPs or CIDRs of reverse proxies whose X-Forwarded-For / Forwarded / X-Real-IP are believed. */
+    TRUSTED_PROXIES: z
+      .string()
+      .default('')
+      .superRefine((v, ctx) => {
+        try {
+          parseTrustedProxies(v);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        }
+      }),
   })
   .superRefine((env, ctx) => {
     const oidc = [env.OIDC_ISSUER, env.OIDC_CLIENT_ID, env.OIDC_CLIENT_SECRET];

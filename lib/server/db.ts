@@ -22,7 +22,7 @@ export function dbTarget(): DbTarget {
   const cfg = config();
   return cfg.DATABASE_URL
     ? { kind: 'postgres', url: cfg.DATABASE_URL }
-    : { kind: 'pglite', dir: pgliteDir(cfg.dataDir) };
+    : { kind: 'pglite', dir: pgliteDir(cfg.dataDir), dataDir: cfg.dataDir };
 }
 
 function handle(): Promise<DbHandle> {
@@ -72,6 +72,11 @@ export async function pingDb(timeoutMs = 3_000): Promise<boolean> {
 export function dbInfo(): { kind: 'postgres' | 'pglite'; location: string } {
   const target = dbTarget();
   return { kind: target.kind, location: describeTarget(target) };
+}
+
+/** Entries of an existing DATA_DIR that were open to other users and were fixed on open. */
+export async function dataDirPermissionsFixed(): Promise<number> {
+  return (await handle()).permissionsFixed;
 }
 
 /** Applied count and pending migration names, for /api/ready. */

@@ -18,12 +18,13 @@ import {
   type UserRow,
   type UserSummary,
 } from '@/lib/server/auth/user-records';
+import { endUserSessions } from '@/lib/server/auth/user-sessions';
 import { db } from '@/lib/server/db';
 import { AppError, forbidden, notFound } from '@/lib/server/http/api-error';
 import { isUuid } from '@/lib/server/http/uuid';
 
 export type { Actor, FieldErrors, UserSummary };
-export { changeOwnPassword, getOwnProfile, setOwnSlackUserId } from '@/lib/server/auth/own-account';
+export { changeOwnPassword, endOwnSessions, getOwnProfile } from '@/lib/server/auth/own-account';
 
 /**
  * User services. Every function takes the acting user and checks its role
@@ -135,7 +136,8 @@ export async function createUser(actor: Actor, input: CreateUserInput): Promise<
       });
     }
     const user = await tx.user.create({
-      data: { email, name, roles, passwordHash },
+      // An admin-chosen password: replaced by the user at first sign-in.
+      data: { email, name, roles, passwordHash, mustChangePassword: true },
       select: summarySelect,
     });
     await auditUserChange(tx, actor, 'user.created', user.id, { email, roles });
@@ -172,9 +174,14 @@ export async function updateUserRoles(
       data: { roles },
       select: summarySelect,
     });
+    // Taking a role away ends the user's sessions: nothing opened with the
+    // old roles (a page, a live feed) keeps going on them.
+    const removed = target.roles.some((r) => !roles.includes(r));
+    const ended = removed ? await endUserSessions(tx, target.id) : 0;
     await auditUserChange(tx, actor, 'user.roles_changed', target.id, {
       from: target.roles,
       to: roles,
+      sessionsEnded: ended,
     });
     return toSummary(user);
   });
@@ -203,6 +210,7 @@ export async function setUserDisabled(
       data: { disabled },
       select: summarySelect,
     });
+    if (disabled) await endUserSessions(tx, target.id);
     await auditUserChange(tx, actor, disabled ? 'user.disabled' : 'user.enabled', target.id);
     return toSummary(user);
   });
@@ -223,11 +231,14 @@ export async function resetUserPassword(
   await prisma.$transaction(async (tx) => {
     await lockAdmins(tx, actor);
     const target = await findTarget(tx, userId);
+    // Every session of the user ends, and the new (admin-known) password
+    // must be replaced at the next sign-in.
     await tx.user.update({
       where: { id: target.id },
-      data: { passwordHash },
+      data: { passwordHash, mustChangePassword: true },
       select: { id: true },
     });
-    await auditUserChange(tx, actor, 'user.password_reset', target.id);
+    const ended = await endUserSessions(tx, target.id);
+    await auditUserChange(tx, actor, 'user.password_reset', target.id, { sessionsEnded: ended });
   });
 }

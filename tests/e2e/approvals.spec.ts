@@ -1,6 +1,15 @@
 import { type Browser, expect, type Page, test } from '@playwright/test';
 import { testAgent } from './approvals-agent';
-import { BASE_URL, E2E_ADMIN, registerHost, SCREENSHOTS, startDemoAgent, signIn } from './fixtures';
+import {
+  activateUser,
+  BASE_URL,
+  E2E_ADMIN,
+  initialPasswordFor,
+  registerHost,
+  SCREENSHOTS,
+  signIn,
+  startDemoAgent,
+} from './fixtures';
 
 /**
  * The reviewer inbox end to end: a remote host asks for approval, the
@@ -31,9 +40,10 @@ async function addUser(page: Page, email: string, role: string, password: string
   const form = page.getByRole('form', { name: 'Add a user' });
   await form.getByLabel('Email').fill(email);
   await form.getByRole('checkbox', { name: new RegExp(role) }).check();
-  await form.getByLabel('Initial password').fill(password);
+  await form.getByLabel('Initial password').fill(initialPasswordFor(password));
   await form.getByRole('button', { name: 'Add user' }).click();
   await expect(form.getByRole('status')).toHaveText(`Added ${email}.`);
+  await activateUser(page.context().browser(), email, password);
 }
 
 test('setup: an admin adds a reviewer and an auditor, registers a host and issues its key', async ({

@@ -1,6 +1,15 @@
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { E2E_ADMIN, registerHost, SCREENSHOTS, startDemoAgent, signIn, signOut } from './fixtures';
+import {
+  activateUser,
+  E2E_ADMIN,
+  initialPasswordFor,
+  registerHost,
+  SCREENSHOTS,
+  signIn,
+  signOut,
+  startDemoAgent,
+} from './fixtures';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -158,9 +167,10 @@ test('a reviewer without the auditor role is refused, in the page and the API', 
   const form = page.getByRole('form', { name: 'Add a user' });
   await form.getByLabel('Email').fill(reviewer.email);
   await form.getByRole('checkbox', { name: /reviewer/ }).check();
-  await form.getByLabel('Initial password').fill(reviewer.pw);
+  await form.getByLabel('Initial password').fill(initialPasswordFor(reviewer.pw));
   await form.getByRole('button', { name: 'Add user' }).click();
   await expect(form.getByRole('status')).toHaveText(`Added ${reviewer.email}.`);
+  await activateUser(page.context().browser(), reviewer.email, reviewer.pw);
   await signOut(page);
 
   await signIn(page, reviewer.email, reviewer.pw);

@@ -1,5 +1,13 @@
 import { expect, test } from '@playwright/test';
-import { E2E_ADMIN, SCREENSHOTS, signIn, signOut } from './fixtures';
+import {
+  BASE_URL,
+  E2E_ADMIN,
+  initialPasswordFor,
+  replacePassword,
+  SCREENSHOTS,
+  signIn,
+  signOut,
+} from './fixtures';
 
 // A fresh address per run of the creating test, so that retries and
 // --repeat-each work against the same database.
@@ -72,7 +80,7 @@ test('an admin creates a reviewer and signs out; the reviewer cannot reach Users
   await expect(form.locator('[data-code="password_too_short"]')).toBeVisible();
   await expect(page.getByRole('table')).not.toContainText(REVIEWER.email);
 
-  await form.getByLabel('Initial password').fill(REVIEWER.password);
+  await form.getByLabel('Initial password').fill(initialPasswordFor(REVIEWER.password));
   await form.getByRole('button', { name: 'Add user' }).click();
   await expect(form.getByRole('status')).toHaveText(`Added ${REVIEWER.email}.`);
   const row = page.getByRole('row').filter({ hasText: REVIEWER.email });
@@ -83,7 +91,24 @@ test('an admin creates a reviewer and signs out; the reviewer cannot reach Users
   await signOut(page);
   expect((await page.request.get('/api/me')).status()).toBe(401);
 
-  await signIn(page, REVIEWER.email, REVIEWER.password);
+  // The admin-set password signs in only to be replaced: every page leads
+  // to the change, every API call with the cookie answers 403.
+  const initial = initialPasswordFor(REVIEWER.password);
+  await signIn(page, REVIEWER.email, initial);
+  await expect(page).toHaveURL(/\/profile\/password$/);
+  await expect(page.getByRole('navigation', { name: 'Main' })).toHaveCount(0);
+  const pending = await page.request.get('/api/me');
+  expect(pending.status()).toBe(403);
+  expect((await pending.json()).error.code).toBe('password_change_required');
+  await page.goto('/approvals');
+  await expect(page).toHaveURL(/\/profile\/password$/);
+  const form2 = page.getByRole('form', { name: 'Choose a new password' });
+  await form2.getByLabel('Current password').fill(initial);
+  await form2.getByLabel('New password', { exact: true }).fill(initial);
+  await form2.getByLabel('New password, again').fill(initial);
+  await form2.getByRole('button', { name: 'Save new password' }).click();
+  await expect(form2.locator('[data-code="password_unchanged"]')).toBeVisible();
+  await replacePassword(page, initial, REVIEWER.password);
   await expect(page).toHaveURL(/\/$/);
   await expect(page.getByRole('heading', { name: `Welcome, ${REVIEWER.name}` })).toBeVisible();
   const reviewerNav = page.getByRole('navigation', { name: 'Main' });
@@ -137,4 +162,49 @@ test('disabling a user ends their session at once', async ({ browser }) => {
 
   await reviewer.close();
   await admin.close();
+});
+
+// Each of these once ended at http://evil.example/ after a successful
+// sign-in: the action's redirect went out as `/.//evil.example`, which the
+// client router reads as protocol-relative. Non-ASCII ones answered 500
+// (after setting the session cookie).
+const HOSTILE_NEXT = [
+  '/.//evil.example',
+  '/a/..//evil.example/phish',
+  '/%2e//evil.example',
+  '/./\\evil.example',
+  '//evil.example',
+  '/\\evil.example',
+  'https://evil.example/',
+  '/。evil',
+  '/é',
+];
+
+test('sign-in never leaves the site, whatever ?next= says', async ({ browser }) => {
+  for (const next of HOSTILE_NEXT) {
+    const context = await browser.newContext();
+    // Should the app send the browser there, it lands on this stand-in
+    // rather than the network.
+    await context.route(
+      (url) => url.hostname.endsWith('evil.example'),
+      (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<h1>phished</h1>' }),
+    );
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('response', (res) => {
+      if (res.status() >= 500) errors.push(`${res.status()} ${res.url()}`);
+    });
+    await page.goto(`/sign-in?next=${encodeURIComponent(next)}`);
+    await page.getByLabel('Email').fill(E2E_ADMIN.email);
+    await page.getByLabel('Password').fill(E2E_ADMIN.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page).not.toHaveURL(/\/sign-in/);
+    await page.waitForLoadState('load');
+    const url = new URL(page.url());
+    expect(url.origin, `next=${next}`).toBe(new URL(BASE_URL).origin);
+    expect(url.pathname, `next=${next}`).not.toMatch(/^\/[/\\]/);
+    expect(errors, `next=${next}`).toEqual([]);
+    expect((await page.request.get('/api/me')).status(), `next=${next}`).toBe(200);
+    await context.close();
+  }
 });

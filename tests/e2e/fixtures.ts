@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { type Page, expect } from '@playwright/test';
+import { type Browser, type Page, expect } from '@playwright/test';
 
 /** E2E_PORT lets two runs on one machine keep apart (the IdP takes the next port). */
 export const PORT = Number(process.env.E2E_PORT ?? 3210);
@@ -31,6 +31,38 @@ export async function signIn(page: Page, email: string, password: string, path =
 export async function signOut(page: Page) {
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page).toHaveURL(/\/sign-in$/);
+}
+
+/**
+ * The password an admin sets for a user whose own password is `password`:
+ * admin-set passwords must be replaced at the first sign-in, so specs add
+ * users with this one and then call activateUser.
+ */
+export const initialPasswordFor = (password: string) => `${password}-initial`;
+
+/** On /profile/password (a forced change): replaces `current` with `next`. */
+export async function replacePassword(page: Page, current: string, next: string) {
+  await expect(page).toHaveURL(/\/profile\/password$/);
+  const form = page.getByRole('form', { name: 'Choose a new password' });
+  await form.getByLabel('Current password').fill(current);
+  await form.getByLabel('New password', { exact: true }).fill(next);
+  await form.getByLabel('New password, again').fill(next);
+  await form.getByRole('button', { name: 'Save new password' }).click();
+  await expect(page).not.toHaveURL(/\/profile\/password|\/sign-in/);
+}
+
+/**
+ * A user's first sign-in, in a context of its own: signs in with the
+ * admin-set initialPasswordFor(password) and replaces it with `password`,
+ * which then signs in like any other.
+ */
+export async function activateUser(browser: Browser | null, email: string, password: string) {
+  if (!browser) throw new Error('activateUser needs the browser of the page');
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await signIn(page, email, initialPasswordFor(password));
+  await replacePassword(page, initialPasswordFor(password), password);
+  await context.close();
 }
 
 /**

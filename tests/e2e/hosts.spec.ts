@@ -1,5 +1,12 @@
 import { expect, test } from '@playwright/test';
-import { E2E_ADMIN, SCREENSHOTS, signIn, signOut } from './fixtures';
+import {
+  activateUser,
+  E2E_ADMIN,
+  initialPasswordFor,
+  SCREENSHOTS,
+  signIn,
+  signOut,
+} from './fixtures';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -99,9 +106,10 @@ test('a reviewer cannot reach /hosts or a host page (server-enforced)', async ({
   const form = page.getByRole('form', { name: 'Add a user' });
   await form.getByLabel('Email').fill(reviewer.email);
   await form.getByRole('checkbox', { name: /reviewer/ }).check();
-  await form.getByLabel('Initial password').fill(reviewer.pw);
+  await form.getByLabel('Initial password').fill(initialPasswordFor(reviewer.pw));
   await form.getByRole('button', { name: 'Add user' }).click();
   await expect(form.getByRole('status')).toHaveText(`Added ${reviewer.email}.`);
+  await activateUser(page.context().browser(), reviewer.email, reviewer.pw);
   await page.goto('/hosts');
   await page.getByRole('link', { name: 'Manage embedded' }).click();
   const hostPath = new URL(page.url()).pathname;

@@ -1,6 +1,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { authenticateWithPassword } from '@/lib/server/auth/credentials';
 import { hashPassword } from '@/lib/server/auth/password';
+import { checkpointMetrics } from '@/lib/server/metrics/registry';
 import { closeTestDb, testDb, truncateAll } from './helpers/db';
 
 const PASSWORD = 'right-password-123';
@@ -18,6 +19,26 @@ async function seedUser(email: string, extra: { disabled?: boolean } = {}) {
 const attempt = (email: string, password: string, ip: string | null = '10.0.0.1') =>
   authenticateWithPassword({ email, password, ip });
 
+/** Moves every recorded attempt `ms` into the past: the same as waiting `ms`. */
+async function wait(ms: number) {
+  const prisma = await testDb();
+  await prisma.$executeRaw`UPDATE "SignInAttempt" SET "createdAt" = "createdAt" - ${ms} * interval '1 millisecond'`;
+}
+
+/** Wrong attempts for `email` from `ip`, waiting out each refusal, until `failures` were recorded. */
+async function fail(email: string, ip: string, failures: number) {
+  for (let recorded = 0; recorded < failures; ) {
+    const r = await attempt(email, 'wrong-password', ip);
+    if (r.ok) throw new Error('wrong password accepted');
+    if (r.code === 'rate_limited') await wait(r.retryAfterSeconds * 1000);
+    else recorded++;
+  }
+}
+
+const throttled = async (scope: string) =>
+  (await checkpointMetrics().signInThrottled.get()).values.find((v) => v.labels.scope === scope)
+    ?.value ?? 0;
+
 describe('sign-in with email and password', () => {
   beforeEach(truncateAll);
   afterAll(closeTestDb);
@@ -30,64 +51,124 @@ describe('sign-in with email and password', () => {
     const user = await prisma.user.findUniqueOrThrow({ where: { id } });
     expect(user.lastSignInAt).toBeInstanceOf(Date);
     const attempts = await prisma.signInAttempt.findMany();
-    expect(attempts).toMatchObject([{ email: 'ana@example.com', ip: '10.0.0.1', success: true }]);
+    expect(attempts).toMatchObject([
+      { email: 'ana@example.com', ip: '10.0.0.1', client: '10.0.0.1', success: true },
+    ]);
   });
 
   it('answers a wrong password, an unknown email and a disabled account the same way', async () => {
     await seedUser('ana@example.com');
     await seedUser('off@example.com', { disabled: true });
-    expect(await attempt('ana@example.com', 'wrong-password-1')).toEqual({
-      ok: false,
-      code: 'invalid_credentials',
-    });
-    expect(await attempt('nobody@example.com', PASSWORD)).toEqual({
-      ok: false,
-      code: 'invalid_credentials',
-    });
-    expect(await attempt('off@example.com', PASSWORD)).toEqual({
-      ok: false,
-      code: 'invalid_credentials',
-    });
+    for (const [email, password] of [
+      ['ana@example.com', 'wrong-password-1'],
+      ['nobody@example.com', PASSWORD],
+      ['off@example.com', PASSWORD],
+    ]) {
+      expect(await attempt(email, password)).toEqual({ ok: false, code: 'invalid_credentials' });
+    }
   });
 
-  it('locks an email after 5 failures for 15 minutes, even with the right password', async () => {
+  it('backs off one client on one account exponentially: 1 s, 2 s, 4 s, 8 s after 5 failures', async () => {
     await seedUser('ana@example.com');
-    for (let i = 0; i < 5; i++) {
-      expect((await attempt('ana@example.com', `wrong-${i}`)).ok).toBe(false);
+    await fail('ana@example.com', '10.0.0.1', 5);
+    const before = await throttled('pair');
+    const waits: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const refused = await attempt('ana@example.com', PASSWORD, '10.0.0.1');
+      expect(refused).toMatchObject({ ok: false, code: 'rate_limited' });
+      const seconds = (refused as { retryAfterSeconds: number }).retryAfterSeconds;
+      waits.push(seconds);
+      await wait(seconds * 1000);
+      expect((await attempt('ana@example.com', `wrong-${i}`, '10.0.0.1')).ok).toBe(false);
     }
-    expect(await attempt('ana@example.com', PASSWORD, '10.9.9.9')).toEqual({
+    // Each wait is counted from the failure just before it; the time that
+    // attempt took (under a second) may round the wait down by one.
+    waits.forEach((w, i) => {
+      expect(w).toBeLessThanOrEqual(2 ** i);
+      expect(w).toBeGreaterThanOrEqual(Math.max(1, 2 ** i - 1));
+    });
+    expect(waits[3]).toBeGreaterThan(waits[2]);
+    expect(waits[2]).toBeGreaterThan(waits[1]);
+    expect(await throttled('pair')).toBe(before + 4);
+    // Refused attempts are not recorded: 9 failures, the one before each wait.
+    const prisma = await testDb();
+    expect(await prisma.signInAttempt.count()).toBe(9);
+  });
+
+  it('caps the back-off at 15 minutes, and hammering during a wait does not extend it', async () => {
+    await seedUser('ana@example.com');
+    await fail('ana@example.com', '10.0.0.1', 16);
+    const first = await attempt('ana@example.com', PASSWORD, '10.0.0.1');
+    expect(first).toMatchObject({ ok: false, code: 'rate_limited' });
+    expect((first as { retryAfterSeconds: number }).retryAfterSeconds).toBeGreaterThan(890);
+    for (let i = 0; i < 10; i++) await attempt('ana@example.com', 'wrong', '10.0.0.1');
+    await wait(10 * 60_000);
+    const later = await attempt('ana@example.com', PASSWORD, '10.0.0.1');
+    expect(later).toMatchObject({ ok: false, code: 'rate_limited' });
+    expect((later as { retryAfterSeconds: number }).retryAfterSeconds).toBeLessThanOrEqual(300);
+    expect((later as { retryAfterSeconds: number }).retryAfterSeconds).toBeGreaterThan(290);
+    await wait(300_000);
+    // The right password works once the wait is over, and forgives the pair's failures
+    // (3 more stay under the client's 20 across accounts, which a success does not reset).
+    expect((await attempt('ana@example.com', PASSWORD, '10.0.0.1')).ok).toBe(true);
+    await fail('ana@example.com', '10.0.0.1', 3);
+    expect((await attempt('ana@example.com', PASSWORD, '10.0.0.1')).ok).toBe(true);
+  });
+
+  it("never locks the owner out: an attacker's failures from A do not refuse B's right password", async () => {
+    await seedUser('admin@example.com');
+    await fail('admin@example.com', '203.0.113.66', 30);
+    const refusedA = await attempt('admin@example.com', PASSWORD, '203.0.113.66');
+    expect(refusedA).toMatchObject({ ok: false, code: 'rate_limited' });
+    // The owner, on a client that has not failed, gets in at once.
+    expect((await attempt('admin@example.com', PASSWORD, '198.51.100.20')).ok).toBe(true);
+    // And from a brand-new client too.
+    expect((await attempt('admin@example.com', PASSWORD, '2001:db8:5::1')).ok).toBe(true);
+  });
+
+  it('slows clients new to an account under attack after 1 failure; familiar ones keep 5', async () => {
+    await seedUser('ana@example.com');
+    expect((await attempt('ana@example.com', PASSWORD, '10.0.0.2')).ok).toBe(true);
+    for (const ip of ['10.6.0.1', '10.6.0.2']) await fail('ana@example.com', ip, 5);
+    const before = await throttled('account');
+    // A new client's single failure now costs a 1 s wait…
+    await fail('ana@example.com', '10.6.0.3', 1);
+    expect(await attempt('ana@example.com', PASSWORD, '10.6.0.3')).toEqual({
       ok: false,
       code: 'rate_limited',
-      retryAfterMinutes: 15,
+      retryAfterSeconds: 1,
     });
-    // The refused attempt was not recorded (it cannot extend the lock-out).
-    const prisma = await testDb();
-    expect(await prisma.signInAttempt.count()).toBe(5);
-    // Another account from the same address is unaffected.
-    await seedUser('bo@example.com');
-    expect((await attempt('bo@example.com', PASSWORD)).ok).toBe(true);
-
-    // Once the failures are older than the window, the right password works.
-    await prisma.signInAttempt.updateMany({
-      where: { email: 'ana@example.com' },
-      data: { createdAt: new Date(Date.now() - 16 * 60_000) },
-    });
-    expect((await attempt('ana@example.com', PASSWORD)).ok).toBe(true);
+    expect(await throttled('account')).toBe(before + 1);
+    // …while the owner's usual client may still mistype a few times.
+    await fail('ana@example.com', '10.0.0.2', 2);
+    expect((await attempt('ana@example.com', PASSWORD, '10.0.0.2')).ok).toBe(true);
   });
 
-  it('forgives earlier failures after a successful sign-in', async () => {
+  it('backs off one client across accounts after 20 failures; other clients are unaffected', async () => {
     await seedUser('ana@example.com');
-    for (let i = 0; i < 4; i++) await attempt('ana@example.com', `wrong-${i}`);
-    expect((await attempt('ana@example.com', PASSWORD)).ok).toBe(true);
-    for (let i = 0; i < 4; i++) await attempt('ana@example.com', `wrong-again-${i}`);
-    expect((await attempt('ana@example.com', PASSWORD)).ok).toBe(true);
-  });
-
-  it('limits one address to 20 failures across emails', async () => {
-    await seedUser('ana@example.com');
-    for (let i = 0; i < 20; i++) await attempt(`guess${i}@example.com`, 'wrong', '10.6.6.6');
+    for (let i = 0; i < 20; i++) await fail(`guess${i}@example.com`, '10.6.6.6', 1);
     const refused = await attempt('ana@example.com', PASSWORD, '10.6.6.6');
-    expect(refused).toMatchObject({ ok: false, code: 'rate_limited' });
+    expect(refused).toEqual({ ok: false, code: 'rate_limited', retryAfterSeconds: 1 });
     expect((await attempt('ana@example.com', PASSWORD, '10.7.7.7')).ok).toBe(true);
+  });
+
+  it('keys an IPv6 client by its /64, so rotating within it does not escape', async () => {
+    for (let i = 0; i < 5; i++) {
+      await fail('ana@example.com', `2001:db8:1:2::${(i + 1).toString(16)}`, 1);
+    }
+    expect(await attempt('ana@example.com', PASSWORD, '2001:db8:1:2:ffff::9')).toMatchObject({
+      ok: false,
+      code: 'rate_limited',
+    });
+  });
+
+  it('lets only one of a parallel burst through the same check', async () => {
+    await seedUser('ana@example.com');
+    await fail('ana@example.com', '10.0.0.1', 4);
+    const burst = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => attempt('ana@example.com', `wrong-${i}`, '10.0.0.1')),
+    );
+    const codes = burst.map((r) => (r.ok ? 'ok' : r.code)).sort();
+    expect(codes).toEqual(['invalid_credentials', ...Array(5).fill('rate_limited')]);
   });
 });

@@ -4,6 +4,7 @@ import { POST as interactions } from '@/app/api/slack/interactions/route';
 import { stopApprovalsRuntime } from '@/lib/server/approvals/runtime';
 import { postTicketMessage } from '@/lib/server/slack/messages';
 import { saveGlobalSlackSettings } from '@/lib/server/slack/settings';
+import { saveSlackTeamId } from '@/lib/server/slack/team';
 import { slackSignature } from '@/lib/server/slack/verify';
 import {
   approvalRequest,
@@ -24,6 +25,7 @@ const { standIn } = await vi.hoisted(async () => {
 vi.mock('@/lib/server/auth/session', () => ({ getCurrentUser: async () => null }));
 
 const SECRET = SLACK_TEST_ENV.SLACK_SIGNING_SECRET;
+const TEAM = 'T0STANDIN';
 const now = () => String(Math.floor(Date.now() / 1000));
 
 /** What Slack sends: form-encoded `payload`, signed v0 over the raw body. */
@@ -50,6 +52,7 @@ async function send(
 function press(action: 'approve' | 'reject', slackUser: string, value: string) {
   return {
     type: 'block_actions',
+    team: { id: TEAM },
     user: { id: slackUser, username: slackUser },
     trigger_id: 'trigger-123',
     response_url: `${standIn.url}/response/${slackUser}`,
@@ -60,6 +63,7 @@ function press(action: 'approve' | 'reject', slackUser: string, value: string) {
 function submitReason(slackUser: string, metadata: string, reason: string) {
   return {
     type: 'view_submission',
+    team: { id: TEAM },
     user: { id: slackUser },
     view: {
       callback_id: 'checkpoint_reject_reason',
@@ -79,13 +83,18 @@ describe('POST /api/slack/interactions (v0 signature first; reviewer mapping; §
     const rita = await userWith('rita@example.com', ['reviewer']);
     await prisma.user.update({
       where: { id: rita.id },
-      data: { name: 'Rita', slackUserId: 'U0RITA' },
+      // Linked as the confirmation press leaves it (slack-link.test.ts covers the press).
+      data: { name: 'Rita', slackUserId: 'U0RITA', slackLinkedAt: new Date() },
     });
     const aud = await userWith('audrey@example.com', ['auditor']);
-    await prisma.user.update({ where: { id: aud.id }, data: { slackUserId: 'U0AUDREY' } });
+    await prisma.user.update({
+      where: { id: aud.id },
+      data: { slackUserId: 'U0AUDREY', slackLinkedAt: new Date() },
+    });
     const body = approvalRequest(transferContext());
     const res = await post(host.key, body);
     await saveGlobalSlackSettings(prisma, { channel: '#approvals' });
+    await saveSlackTeamId(prisma, TEAM);
     expect(await postTicketMessage(prisma, res.body.id)).toBe('posted');
     const [posted] = standIn.to('/api/chat.postMessage');
     const approve = (posted.body.blocks as Body[])[4].elements[1];

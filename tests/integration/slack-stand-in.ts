@@ -21,6 +21,10 @@ export class SlackStandIn {
   readonly requests: SlackRequest[] = [];
   private server?: Server;
   private failures: number[] = [];
+  /** Slack-level answers (`{ok: false, error}` with HTTP 200) queued per Web API method. */
+  private answers = new Map<string, object[]>();
+  /** The workspace `auth.test` reports for the bot token. */
+  teamId = 'T0STANDIN';
   private counter = 0;
   url = '';
 
@@ -55,14 +59,18 @@ export class SlackStandIn {
         }
         if (path.startsWith('/api/')) {
           const method = path.slice('/api/'.length);
-          const answer =
-            method === 'chat.postMessage'
-              ? {
-                  ok: true,
-                  channel: 'C0STANDIN',
-                  ts: `1764670000.${String(++this.counter).padStart(6, '0')}`,
-                }
-              : { ok: true };
+          const queued = this.answers.get(method)?.shift();
+          const answer = queued
+            ? queued
+            : method === 'auth.test'
+              ? { ok: true, team_id: this.teamId, team: 'Stand-in', user_id: 'U0BOT' }
+              : method === 'chat.postMessage'
+                ? {
+                    ok: true,
+                    channel: 'C0STANDIN',
+                    ts: `1764670000.${String(++this.counter).padStart(6, '0')}`,
+                  }
+                : { ok: true };
           res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
           return;
         }
@@ -79,6 +87,11 @@ export class SlackStandIn {
     this.failures.push(...Array.from({ length: n }, () => status));
   }
 
+  /** The next call of `method` gets `answer` (e.g. `{ok: false, error: 'user_not_found'}`). */
+  answerNext(method: string, answer: object): void {
+    this.answers.set(method, [...(this.answers.get(method) ?? []), answer]);
+  }
+
   to(pathPrefix: string): SlackRequest[] {
     return this.requests.filter((r) => r.path.startsWith(pathPrefix));
   }
@@ -86,6 +99,8 @@ export class SlackStandIn {
   reset(): void {
     this.requests.length = 0;
     this.failures = [];
+    this.answers.clear();
+    this.teamId = 'T0STANDIN';
   }
 
   async stop(): Promise<void> {

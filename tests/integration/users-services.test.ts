@@ -9,7 +9,6 @@ import {
   createUser,
   listUsers,
   resetUserPassword,
-  setOwnSlackUserId,
   setUserDisabled,
   updateUserRoles,
 } from '@/lib/server/users';
@@ -223,16 +222,5 @@ describe('user services', () => {
       ip: null,
     });
     expect(signIn.ok).toBe(true);
-  });
-
-  it('links a Slack user id: validated, unique, removable', async () => {
-    expect((await setOwnSlackUserId(reviewer, ' u012abcdef ')).slackUserId).toBe('U012ABCDEF');
-    const bad = await refusal(setOwnSlackUserId(admin, 'not a slack id'));
-    expect(bad.details).toMatchObject({
-      fields: { slackUserId: { code: 'slack_user_id_invalid' } },
-    });
-    const taken = await refusal(setOwnSlackUserId(admin, 'U012ABCDEF'));
-    expect([taken.status, taken.code]).toEqual([409, 'slack_user_id_taken']);
-    expect((await setOwnSlackUserId(reviewer, '')).slackUserId).toBeNull();
   });
 });

@@ -1,72 +1,97 @@
 import { describe, expect, it } from 'vitest';
+import { formatWait, signInMessage } from '@/app/sign-in/messages';
 import {
+  backoffMs,
+  clientKey,
   combineDecisions,
-  evaluateWindow,
-  retryAfterMinutes,
+  evaluateBackoff,
+  retryAfterSeconds,
   SIGN_IN_LIMITS,
 } from '@/lib/server/auth/rate-limit';
 
-const MIN = 60_000;
+const S = 1000;
+const MIN = 60 * S;
 const now = new Date('2026-01-01T12:00:00Z');
 const ago = (ms: number) => new Date(now.getTime() - ms);
 
-describe('sign-in rate-limit window', () => {
-  it('allows attempts below the limit', () => {
-    const failures = [ago(1 * MIN), ago(2 * MIN), ago(3 * MIN), ago(4 * MIN)];
-    expect(evaluateWindow(failures, 5, 15 * MIN, now)).toEqual({ allowed: true });
+describe('sign-in back-off', () => {
+  it('waits nothing below the threshold, then 1 s, 2 s, 4 s … capped at 15 min', () => {
+    expect([0, 4].map((n) => backoffMs(n, 5))).toEqual([0, 0]);
+    expect([5, 6, 7, 8, 9].map((n) => backoffMs(n, 5))).toEqual([S, 2 * S, 4 * S, 8 * S, 16 * S]);
+    expect(backoffMs(14, 5)).toBe(512 * S);
+    expect(backoffMs(15, 5)).toBe(15 * MIN);
+    expect(backoffMs(10_000, 5)).toBe(15 * MIN);
   });
 
-  it('refuses at the limit until the oldest counted failure leaves the window', () => {
-    const failures = [ago(1 * MIN), ago(2 * MIN), ago(3 * MIN), ago(4 * MIN), ago(10 * MIN)];
-    expect(evaluateWindow(failures, 5, 15 * MIN, now)).toEqual({
+  it('counts the wait from the latest failure, in any order', () => {
+    const failures = [ago(10 * S), ago(1 * S), ago(20 * S), ago(30 * S), ago(40 * S), ago(50 * S)];
+    // 6 failures at threshold 5: 2 s after the latest (1 s ago).
+    expect(evaluateBackoff(failures, 5, now, 'pair')).toEqual({
       allowed: false,
-      retryAfterMs: 5 * MIN,
+      retryAfterMs: S,
+      scope: 'pair',
     });
-  });
-
-  it('with more failures than the limit, waits for enough of them to expire', () => {
-    // 6 failures, limit 5: allowed again once 2 have left, i.e. when the
-    // second oldest (9 min ago) expires, in 6 min.
-    const failures = [1, 2, 3, 4, 9, 12].map((m) => ago(m * MIN));
-    expect(evaluateWindow(failures, 5, 15 * MIN, now)).toEqual({
-      allowed: false,
-      retryAfterMs: 6 * MIN,
-    });
-  });
-
-  it('ignores failures older than the window and ones in the future', () => {
-    const failures = [ago(15 * MIN), ago(16 * MIN), ago(60 * MIN), ago(-MIN), ago(MIN)];
-    expect(evaluateWindow(failures, 2, 15 * MIN, now)).toEqual({ allowed: true });
-  });
-
-  it('is order-independent', () => {
-    const failures = [ago(10 * MIN), ago(1 * MIN), ago(5 * MIN)];
-    expect(evaluateWindow(failures, 3, 15 * MIN, now)).toEqual(
-      evaluateWindow([...failures].reverse(), 3, 15 * MIN, now),
+    expect(evaluateBackoff([...failures].reverse(), 5, now, 'pair')).toEqual(
+      evaluateBackoff(failures, 5, now, 'pair'),
     );
   });
 
-  it('combines per-email and per-IP decisions: the longest refusal wins', () => {
+  it('allows again once the wait is over', () => {
+    const failures = [1, 2, 3, 4, 5].map((s) => ago(s * S));
+    expect(evaluateBackoff(failures, 5, now, 'client')).toEqual({ allowed: true });
+    expect(evaluateBackoff(failures.slice(0, 4), 5, now, 'client')).toEqual({ allowed: true });
+  });
+
+  it('combines scopes: the longest refusal wins and keeps its scope', () => {
     expect(combineDecisions({ allowed: true }, { allowed: true })).toEqual({ allowed: true });
-    expect(combineDecisions({ allowed: false, retryAfterMs: 2 * MIN }, { allowed: true })).toEqual({
-      allowed: false,
-      retryAfterMs: 2 * MIN,
-    });
     expect(
       combineDecisions(
-        { allowed: false, retryAfterMs: 2 * MIN },
-        { allowed: false, retryAfterMs: 9 * MIN },
+        { allowed: false, retryAfterMs: 2 * MIN, scope: 'pair' },
+        { allowed: true },
+        { allowed: false, retryAfterMs: 9 * MIN, scope: 'client' },
       ),
-    ).toEqual({ allowed: false, retryAfterMs: 9 * MIN });
+    ).toEqual({ allowed: false, retryAfterMs: 9 * MIN, scope: 'client' });
   });
 
-  it('rounds the wait up to whole minutes, never 0', () => {
-    expect(retryAfterMinutes(1)).toBe(1);
-    expect(retryAfterMinutes(MIN)).toBe(1);
-    expect(retryAfterMinutes(MIN + 1)).toBe(2);
+  it('keys IPv4 clients by address and IPv6 clients by their /64', () => {
+    expect(clientKey('198.51.100.7')).toBe('198.51.100.7');
+    expect(clientKey('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+    expect(clientKey('2001:db8:1:2:bbbb:cccc:dddd:eeee')).toBe('2001:db8:1:2::/64');
+    expect(clientKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(clientKey('::1')).toBe('0:0:0:0::/64');
+    expect(clientKey(null)).toBe('unknown');
   });
 
-  it('uses 5 per email and 20 per IP over 15 minutes', () => {
-    expect(SIGN_IN_LIMITS).toEqual({ windowMs: 15 * MIN, perEmail: 5, perIp: 20 });
+  it('rounds waits up to whole seconds, never 0', () => {
+    expect(retryAfterSeconds(1)).toBe(1);
+    expect(retryAfterSeconds(S)).toBe(1);
+    expect(retryAfterSeconds(S + 1)).toBe(2);
+  });
+
+  it('uses 5 per pair, 20 per client, 10 per account, 1 s to 15 min over a day', () => {
+    expect(SIGN_IN_LIMITS).toEqual({
+      windowMs: 24 * 60 * MIN,
+      pairThreshold: 5,
+      clientThreshold: 20,
+      accountThreshold: 10,
+      unfamiliarPairThreshold: 1,
+      baseDelayMs: S,
+      maxDelayMs: 15 * MIN,
+    });
+  });
+});
+
+describe('sign-in page wait message', () => {
+  it('says seconds under a minute and minutes from a minute on', () => {
+    expect(formatWait(0)).toBe('1 s');
+    expect(formatWait(1)).toBe('1 s');
+    expect(formatWait(59)).toBe('59 s');
+    expect(formatWait(60)).toBe('1 min');
+    expect(formatWait(61)).toBe('2 min');
+    expect(formatWait(900)).toBe('15 min');
+    expect(signInMessage('rate_limited', 4)).toBe('Too many sign-in attempts. Try again in 4 s.');
+    expect(signInMessage('rate_limited', 600)).toBe(
+      'Too many sign-in attempts. Try again in 10 min.',
+    );
   });
 });

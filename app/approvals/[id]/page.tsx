@@ -9,12 +9,12 @@ import { TicketWatch } from '@/app/components/approvals/ticket-watch';
 import { Card } from '@/app/components/page-header';
 import { Time } from '@/app/components/time';
 import { TRANSFORM_FORBIDDEN_POINTS } from '@checkpoint/agent-hooks';
-import { getInboxTicket } from '@/lib/server/approvals/inbox';
 import { AREAS, hasAnyRole, Role } from '@/lib/server/auth/roles';
 import { requireUser } from '@/lib/server/auth/session';
 import { DecisionPanel } from './decision-panel';
 import { DecisionSummary } from './decision-summary';
 import { IdentityBlock } from './identity-block';
+import { getInboxTicket } from './ticket';
 import { VerdictDetails } from './verdict-details';
 
 export const metadata: Metadata = { title: 'Approval ticket' };

@@ -5,7 +5,9 @@ import type { FormState } from '@/app/components/form-state';
 import { requireUser } from '@/lib/server/auth/session';
 import { db } from '@/lib/server/db';
 import { actionErrorState } from '@/lib/server/http/action-state';
+import { revokeSlackLink } from '@/lib/server/slack/link-admin';
 import { saveGlobalSlackSettings, saveHostSlackSettings } from '@/lib/server/slack/settings';
+import { saveSlackTeamId } from '@/lib/server/slack/team';
 
 // Admin-only, checked here again: a hidden link is not a permission.
 
@@ -38,4 +40,37 @@ export async function saveSlackSettingsAction(
     code: 'saved',
     message: 'Saved. New tickets go to the destination shown.',
   };
+}
+
+/** The workspace whose interactions count; blank forgets it (learned again from the bot token). */
+export async function saveSlackTeamAction(_prev: FormState, form: FormData): Promise<FormState> {
+  const admin = await requireUser('admin');
+  const raw = String(form.get('teamId') ?? '');
+  try {
+    const team = await saveSlackTeamId(await db(), raw, admin.id);
+    revalidatePath('/settings/slack');
+    return team
+      ? { status: 'ok', code: 'saved', message: `Only interactions from ${team.teamId} count.` }
+      : {
+          status: 'ok',
+          code: 'cleared',
+          message: 'Cleared: learned again from the bot token at the next interaction.',
+        };
+  } catch (err) {
+    return actionErrorState(err, { teamId: raw });
+  }
+}
+
+/** Revokes a user's Slack link, confirmed or pending. */
+export async function revokeSlackLinkAction(_prev: FormState, form: FormData): Promise<FormState> {
+  const admin = await requireUser('admin');
+  try {
+    const had = await revokeSlackLink(await db(), admin, String(form.get('userId') ?? ''));
+    revalidatePath('/settings/slack');
+    return had
+      ? { status: 'ok', code: 'revoked', message: 'Revoked.' }
+      : { status: 'ok', code: 'not_linked', message: 'That link was already gone.' };
+  } catch (err) {
+    return actionErrorState(err);
+  }
 }

@@ -10,8 +10,12 @@ import {
   resolveDestination,
   type SlackDestination,
 } from '@/lib/server/slack/settings';
+import { listSlackLinks } from '@/lib/server/slack/link-admin';
+import { readSlackTeam } from '@/lib/server/slack/team';
 import { appUrl } from '@/lib/server/slack/ticket-view';
 import { SlackTargetForm } from './slack-form';
+import { SlackLinks } from './slack-links';
+import { SlackTeamForm } from './team-form';
 
 export const metadata: Metadata = { title: 'Slack' };
 
@@ -42,10 +46,13 @@ export default async function SlackSettingsPage() {
   await requireUser('admin');
   const cfg = config();
   const prisma = await db();
-  const [global, hosts] = await Promise.all([
+  const [global, hosts, team, links] = await Promise.all([
     readGlobalSlackSettings(prisma),
     listHostSlackSettings(prisma),
+    readSlackTeam(prisma),
+    listSlackLinks(prisma),
   ]);
+  const now = new Date().toISOString();
   const globalDest = resolveDestination({ slackChannel: null, slackWebhookUrl: null }, global);
   return (
     <>
@@ -86,6 +93,24 @@ export default async function SlackSettingsPage() {
               ))}
             </ul>
           </Card>
+          <Card title="Linked Slack accounts">
+            <p className="mb-3 text-sm text-slate-600">
+              A link counts once the Slack member pressed &ldquo;This is me&rdquo; in the
+              bot&rsquo;s direct message. Revoking removes a user&rsquo;s link and any pending
+              request.
+            </p>
+            <SlackLinks
+              now={now}
+              items={links.map((l) => ({
+                userId: l.userId,
+                who: l.name ? `${l.name} (${l.email})` : l.email,
+                slackUserId: l.slackUserId,
+                state: l.state,
+                verifiedAt: l.verifiedAt?.toISOString() ?? null,
+                expiresAt: l.expiresAt?.toISOString() ?? null,
+              }))}
+            />
+          </Card>
         </div>
         <Card title="Connection">
           <ul className="space-y-2 text-sm text-slate-700">
@@ -100,6 +125,16 @@ export default async function SlackSettingsPage() {
               {cfg.SLACK_SIGNING_SECRET ? 'set' : 'not set: every button press is refused'}
             </Status>
           </ul>
+          <div className="mt-4">
+            <SlackTeamForm teamId={team?.teamId ?? null} />
+            <p className="mt-1 text-xs text-slate-500" data-testid="slack-team-source">
+              {team
+                ? team.source === 'admin'
+                  ? 'Set by an admin.'
+                  : 'Learned from the bot token (auth.test).'
+                : 'Not known yet: every button press is refused until it is (set here, or learned from the bot token).'}
+            </p>
+          </div>
           <p className="mt-4 text-sm text-slate-600">
             In the Slack app, set <em>Interactivity → Request URL</em> to
           </p>

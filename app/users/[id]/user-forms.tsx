@@ -84,7 +84,7 @@ export function ResetPasswordForm({
         autoComplete="new-password"
         minLength={minPassword}
         required
-        hint={`At least ${minPassword} characters.`}
+        hint={`At least ${minPassword} characters. Ends the user's sessions; they replace it at the next sign-in.`}
         state={state}
       />
       <FormMessage state={state} />

@@ -1,5 +1,5 @@
 import 'server-only';
-import type { AgentContext, ApprovalResolution } from '@checkpoint/agent-hooks';
+import type { ApprovalResolution } from '@checkpoint/agent-hooks';
 import { hasAnyRole } from '../auth/roles';
 import { db } from '../db';
 import { commitDecision } from './commit-decision';
@@ -9,6 +9,7 @@ import { expireTicket } from './expire';
 import { ensureApprovalsRuntime } from './runtime';
 import { buildResolution, type DecisionEdit, decisionVerdict } from './resolution';
 import { withResolver } from './resolver-phase';
+import { storedContext } from './stored-context';
 import { findNulCharacter, nulCharacterMessage } from '../http/nul-character';
 import { isUuid } from '../http/uuid';
 
@@ -67,7 +68,7 @@ export async function decideTicket(input: DecideInput): Promise<DecidedTicket> {
         status: true,
         expiresAt: true,
         contextIdentity: true,
-        context: true,
+        contextJson: true,
         redactedPaths: true,
         resolverUntil: true,
       },
@@ -98,7 +99,8 @@ export async function decideTicket(input: DecideInput): Promise<DecidedTicket> {
     edit: input.edit,
     reason: input.reason,
     reasonCode: input.reasonCode,
-    context: ticket.context as unknown as AgentContext,
+    // The exact stored text (stored-context.ts): the edit applies to what was shown.
+    context: await storedContext(ticket.id, ticket.contextJson),
     redactedPaths: ticket.redactedPaths,
   });
   const nulAt = findNulCharacter(verdict, '$.verdict');

@@ -8,10 +8,16 @@ const HEARTBEAT_MS = 20_000;
  * `expired`, each `{type, ticketId, hostId}` (ids only, no payload). Fed by
  * onTicketEvent, which sees this instance's commits and other instances'
  * through Redis. A comment line every 20 s keeps proxies from closing it;
- * the stream ends when `signal` aborts. The page falls back to polling
+ * at each one `stillAllowed` is asked again (the session may have ended:
+ * sign-out, a password change, a disabled user, a lost role) and the stream
+ * ends when it says no, or fails. It also ends when `signal` aborts. The page falls back to polling
  * /api/approvals/summary when this fails.
  */
-export function ticketEventStream(signal: AbortSignal): Response {
+export function ticketEventStream(
+  signal: AbortSignal,
+  stillAllowed: () => Promise<boolean>,
+  heartbeatMs = HEARTBEAT_MS,
+): Response {
   const encoder = new TextEncoder();
   let cleanup = () => {};
   const stream = new ReadableStream<Uint8Array>({
@@ -29,7 +35,12 @@ export function ticketEventStream(signal: AbortSignal): Response {
           `event: ${e.type}\ndata: ${JSON.stringify({ type: e.type, ticketId: e.ticketId, hostId: e.hostId })}\n\n`,
         );
       });
-      const beat = setInterval(() => send(': keep-alive\n\n'), HEARTBEAT_MS);
+      const beat = setInterval(() => {
+        stillAllowed().then(
+          (ok) => (ok ? send(': keep-alive\n\n') : cleanup()),
+          () => cleanup(),
+        );
+      }, heartbeatMs);
       cleanup = () => {
         off();
         clearInterval(beat);

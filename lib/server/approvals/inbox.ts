@@ -2,6 +2,7 @@ import 'server-only';
 import type { Prisma } from '@/lib/generated/prisma/client';
 import type { TicketStatus } from '@/lib/generated/prisma/enums';
 import {
+  type AgentContext,
   formatPath,
   INTERCEPTION_POINTS,
   parseTransformPath,
@@ -9,6 +10,7 @@ import {
 } from '@checkpoint/agent-hooks';
 import { db } from '@/lib/server/db';
 import { isUuid, uuidOrNil } from '@/lib/server/http/uuid';
+import { storedContext } from './stored-context';
 import type { DenySet } from './validate-deny-set';
 
 /**
@@ -219,7 +221,12 @@ export type FoldSummary = {
   skipped: number | null;
 };
 
-export type InboxTicket = Awaited<ReturnType<typeof loadTicket>> & {
+export type InboxTicket = Omit<
+  NonNullable<Awaited<ReturnType<typeof loadTicket>>>,
+  'contextJson'
+> & {
+  /** Parsed from the exact stored text (stored-context.ts): every member the identity covers. */
+  context: AgentContext;
   hostName: string;
   /** Context paths (`target.x`, `tool_call.args.x`) holding redacted values. */
   redactedContextPaths: string[];
@@ -237,7 +244,7 @@ async function loadTicket(id: string) {
       identityProvider: true,
       interceptionPoint: true,
       verdict: true,
-      context: true,
+      contextJson: true,
       redactedPaths: true,
       sessionId: true,
       sequence: true,
@@ -273,8 +280,10 @@ export async function getInboxTicket(id: string): Promise<InboxTicket | null> {
   if (!isUuid(id)) return null;
   const ticket = await loadTicket(id);
   if (!ticket) return null;
+  const { contextJson, ...rest } = ticket;
   return {
-    ...ticket,
+    ...rest,
+    context: await storedContext(ticket.id, contextJson),
     hostName: ticket.host.name,
     redactedContextPaths: redactedContextPaths(ticket.interceptionPoint, ticket.redactedPaths),
     fold: await foldSummary(ticket),

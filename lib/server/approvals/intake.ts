@@ -1,6 +1,5 @@
 import 'server-only';
 import { randomUUID } from 'node:crypto';
-import type { Prisma } from '@/lib/generated/prisma/client';
 import { db } from '../db';
 import { assertNoNulCharacter } from '../http/nul-character';
 import { parseJsonBody } from '../http/read-body';
@@ -10,6 +9,7 @@ import { IntakeError } from './errors';
 import { publishTicketEvent } from './events';
 import { bindContext } from './redact-request';
 import { resolverPhaseEnd } from './resolver-phase';
+import { storedContextText } from './stored-context';
 import { ensureApprovalsRuntime } from './runtime';
 import { validateApprovalRequest } from './validate-request';
 
@@ -118,6 +118,13 @@ export async function createApprovalTicket(
       dedupeKey: ticketFanoutDedupeKey('approvals.created', id),
     }),
   ];
+  // The exact text the identity covers (stored-context.ts). The Json columns
+  // (context, and the verdict and deny set reviewers also see) are written
+  // from text by SQL: Prisma's Json input drops a member named "__proto__",
+  // and the reviewer would approve content unseen.
+  const contextJson = storedContextText(ctx);
+  const verdictJson = JSON.stringify(req.verdict);
+  const denySetJson = req.denySet ? JSON.stringify(req.denySet) : null;
   let ticket: TicketRef;
   try {
     [ticket] = await prisma.$transaction([
@@ -128,8 +135,9 @@ export async function createApprovalTicket(
           contextIdentity: req.contextIdentity,
           identityProvider: req.identityProvider,
           interceptionPoint: ctx.interception_point,
-          verdict: req.verdict as unknown as Prisma.InputJsonValue,
-          context: ctx as unknown as Prisma.InputJsonValue,
+          verdict: {},
+          context: {},
+          contextJson,
           redactedPaths: bound.redactedPaths,
           sessionId: ctx.session.id,
           sequence:
@@ -142,13 +150,16 @@ export async function createApprovalTicket(
           requestId: req.requestId ?? null,
           toolName: typeof toolCall?.name === 'string' ? toolCall.name : null,
           reason: req.verdict.reason ?? null,
-          denySet: req.denySet ? (req.denySet as unknown as Prisma.InputJsonValue) : undefined,
           createdAt: new Date(now),
           expiresAt,
           resolverUntil,
         },
         select: TICKET_REF,
       }),
+      prisma.$executeRaw`UPDATE "ApprovalTicket"
+        SET "context" = ${contextJson}::jsonb, "verdict" = ${verdictJson}::jsonb,
+            "denySet" = ${denySetJson}::jsonb
+        WHERE "id" = ${id}::uuid`,
       prisma.outboxEvent.createMany({ data: jobs }),
     ]);
   } catch (err) {

@@ -1,27 +1,33 @@
 import 'server-only';
 import NextAuth, { CredentialsSignin, type NextAuthConfig } from 'next-auth';
 import Credentials from 'next-auth/providers/credentials';
-import { authenticateWithPassword, clientIp } from '@/lib/server/auth/credentials';
+import { authenticateWithPassword } from '@/lib/server/auth/credentials';
 import { linkOidcUser, userIdForOidcSubject } from '@/lib/server/auth/oidc';
 import { relativeRedirect } from '@/lib/server/auth/redirects';
 import { authSecret } from '@/lib/server/auth/secret';
+import {
+  createUserSession,
+  endSession,
+  SESSION_MAX_AGE_S,
+  SIGN_IN_METHODS,
+  type SignInMethod,
+} from '@/lib/server/auth/user-sessions';
 import { config } from '@/lib/server/config';
+import { clientAddress } from '@/lib/server/http/client-address';
 import { moduleLogger } from '@/lib/server/logger';
+import { headers } from 'next/headers';
 
 /** A refused credentials sign-in; `code` reaches the sign-in page's action. */
 export class SignInRefused extends CredentialsSignin {
   constructor(
     readonly code: 'invalid_credentials' | 'rate_limited',
-    readonly retryAfterMinutes?: number,
+    readonly retryAfterSeconds?: number,
   ) {
     super(code);
   }
 }
 
 export const OIDC_PROVIDER_ID = 'oidc';
-
-/** Sessions last a working day; the user is re-read from the database on every request. */
-const SESSION_MAX_AGE_S = 12 * 60 * 60;
 
 function buildConfig(): NextAuthConfig {
   const cfg = config();
@@ -33,12 +39,12 @@ function buildConfig(): NextAuthConfig {
         const result = await authenticateWithPassword({
           email: String(credentials.email ?? ''),
           password: String(credentials.password ?? ''),
-          ip: clientIp(request.headers),
+          ip: clientAddress(request.headers),
         });
         if (!result.ok) {
           throw new SignInRefused(
             result.code,
-            result.code === 'rate_limited' ? result.retryAfterMinutes : undefined,
+            result.code === 'rate_limited' ? result.retryAfterSeconds : undefined,
           );
         }
         return { id: result.user.id, email: result.user.email, name: result.user.name };
@@ -73,24 +79,41 @@ function buildConfig(): NextAuthConfig {
         });
         return linked.ok ? true : `/sign-in?error=${linked.code}`;
       },
+      // At sign-in (an `account` is present) a server-side session opens and
+      // its id goes into the token as `sid`; the user is then re-read with
+      // that session on every request (session.ts), and ending the row ends
+      // the session whatever the cookie says.
       async jwt({ token, user, account }) {
         if (account?.provider === OIDC_PROVIDER_ID) {
           // The token's subject is our user id, never the IdP's subject.
           const id = await userIdForOidcSubject(account.providerAccountId);
           if (!id) throw new Error('SSO identity is not linked to a user');
-          return { sub: id, email: user?.email ?? null, name: user?.name ?? null };
+          const sid = await openSession(id, SIGN_IN_METHODS.sso);
+          return { sub: id, sid, email: user?.email ?? null, name: user?.name ?? null };
         }
-        if (account && user?.id) return { sub: user.id, email: user.email, name: user.name };
+        if (account && user?.id) {
+          const sid = await openSession(user.id, SIGN_IN_METHODS.password);
+          return { sub: user.id, sid, email: user.email, name: user.name };
+        }
         return token;
       },
       session({ session, token }) {
         return {
           ...session,
+          sessionId: typeof token.sid === 'string' ? token.sid : '',
           user: { id: token.sub ?? '', email: token.email ?? '', name: token.name ?? null },
         };
       },
       redirect({ url, baseUrl }) {
         return relativeRedirect(url, baseUrl);
+      },
+    },
+    events: {
+      // Sign-out ends the session on the server too: a copy of the cookie
+      // kept from before no longer signs anyone in.
+      async signOut(message) {
+        const sid = 'token' in message ? message.token?.sid : undefined;
+        if (typeof sid === 'string') await endSession(sid);
       },
     },
     logger: {
@@ -106,6 +129,17 @@ function buildConfig(): NextAuthConfig {
       debug() {},
     },
   };
+}
+
+async function openSession(userId: string, method: SignInMethod): Promise<string> {
+  // The browser's own description, kept to tell a user's sessions apart.
+  let userAgent: string | null = null;
+  try {
+    userAgent = (await headers()).get('user-agent');
+  } catch {
+    // Outside a request: no user agent to keep.
+  }
+  return createUserSession({ userId, method, userAgent });
 }
 
 export const { handlers, auth, signIn, signOut } = NextAuth(() => buildConfig());

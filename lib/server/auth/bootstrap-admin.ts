@@ -25,6 +25,9 @@ export async function ensureInitialAdmin(): Promise<void> {
   const email = normalizeEmail(cfg.ADMIN_EMAIL ?? DEFAULT_ADMIN_EMAIL);
   const generated = cfg.ADMIN_PASSWORD ? null : generatePassword();
   const passwordHash = await hashPassword(cfg.ADMIN_PASSWORD ?? (generated as string));
+  // A generated password was printed to a log: it must be replaced at the
+  // first sign-in. One the operator chose (ADMIN_PASSWORD) need not be.
+  const mustChangePassword = generated !== null;
 
   try {
     await prisma.$transaction(async (tx) => {
@@ -41,11 +44,18 @@ export async function ensureInitialAdmin(): Promise<void> {
               roles: [...new Set([Role.admin, ...existing.roles])],
               disabled: false,
               passwordHash,
+              mustChangePassword,
             },
             select: { id: true },
           })
         : await tx.user.create({
-            data: { email, name: 'Administrator', roles: [Role.admin], passwordHash },
+            data: {
+              email,
+              name: 'Administrator',
+              roles: [Role.admin],
+              passwordHash,
+              mustChangePassword,
+            },
             select: { id: true },
           });
       await tx.auditEvent.create({
@@ -79,8 +89,8 @@ function printOnce(email: string, password: string, url: string): void {
     `  Email       ${email}`,
     `  Password    ${password}`,
     '',
-    'This password is shown only once. Change it on your Profile page,',
-    'or set ADMIN_EMAIL and ADMIN_PASSWORD before the first start.',
+    'This password is shown only once; you choose a new one at the first',
+    'sign-in. Or set ADMIN_EMAIL and ADMIN_PASSWORD before the first start.',
   ];
   const width = Math.max(...lines.map((l) => l.length)) + 2;
   const bar = '═'.repeat(width);

@@ -2,12 +2,12 @@ import 'server-only';
 import type { Role } from '@/lib/generated/prisma/enums';
 import { db } from '@/lib/server/db';
 import { hashPassword, needsRehash, PASSWORD_MAX_LENGTH, verifyPassword } from './password';
-import { checkSignInRateLimit, recordSignInAttempt, retryAfterMinutes } from './rate-limit';
+import { completeSignInAttempt, reserveSignInAttempt, retryAfterSeconds } from './rate-limit';
 
 /** Why a sign-in was refused; the sign-in page maps each to one message. */
 export type SignInRefusal =
   | { code: 'invalid_credentials' }
-  | { code: 'rate_limited'; retryAfterMinutes: number };
+  | { code: 'rate_limited'; retryAfterSeconds: number };
 
 export type SignInResult =
   | { ok: true; user: { id: string; email: string; name: string | null; roles: Role[] } }
@@ -32,12 +32,12 @@ export async function authenticateWithPassword(input: {
   const password = input.password.slice(0, PASSWORD_MAX_LENGTH);
   if (!email || !password) return { ok: false, code: 'invalid_credentials' };
 
-  const limit = await checkSignInRateLimit(email, input.ip);
+  const limit = await reserveSignInAttempt(email, input.ip);
   if (!limit.allowed) {
     return {
       ok: false,
       code: 'rate_limited',
-      retryAfterMinutes: retryAfterMinutes(limit.retryAfterMs),
+      retryAfterSeconds: retryAfterSeconds(limit.retryAfterMs),
     };
   }
 
@@ -49,7 +49,7 @@ export async function authenticateWithPassword(input: {
   const passwordOk = await verifyPassword(password, user?.passwordHash ?? null);
   // A disabled account answers like a wrong password: no hint that it exists.
   const ok = Boolean(user && passwordOk && !user.disabled);
-  await recordSignInAttempt(email, input.ip, ok);
+  await completeSignInAttempt(limit.attemptId, ok);
   if (!ok || !user) return { ok: false, code: 'invalid_credentials' };
 
   const data: { lastSignInAt: Date; passwordHash?: string } = { lastSignInAt: new Date() };
@@ -58,14 +58,4 @@ export async function authenticateWithPassword(input: {
   }
   await prisma.user.update({ where: { id: user.id }, data, select: { id: true } });
   return { ok: true, user: { id: user.id, email: user.email, name: user.name, roles: user.roles } };
-}
-
-/** The client address for rate limiting: the first hop Next recorded. */
-export function clientIp(headers: Headers): string | null {
-  // Next sets x-forwarded-for from the socket when no proxy did. Behind a
-  // proxy the first entry is the client's claim; the per-email limit holds
-  // regardless of what a client claims here.
-  const forwarded = headers.get('x-forwarded-for')?.split(',')[0]?.trim();
-  const ip = forwarded || headers.get('x-real-ip')?.trim() || null;
-  return ip ? ip.slice(0, 64) : null;
 }

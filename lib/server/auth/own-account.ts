@@ -1,6 +1,6 @@
 import 'server-only';
 import { db } from '@/lib/server/db';
-import { AppError, notFound } from '@/lib/server/http/api-error';
+import { notFound } from '@/lib/server/http/api-error';
 import { hashPassword, verifyPassword } from './password';
 import { type FieldErrors, checkPassword, validationError } from './user-input';
 import {
@@ -10,6 +10,7 @@ import {
   toSummary,
   type UserSummary,
 } from './user-records';
+import { endUserSessions } from './user-sessions';
 
 /** What any signed-in user may do to their own account (the Profile page). */
 
@@ -21,9 +22,14 @@ export async function getOwnProfile(actor: Actor): Promise<UserSummary> {
   return toSummary(user);
 }
 
-/** Changes the acting user's own password after checking the current one. */
+/**
+ * Changes the acting user's own password after checking the current one,
+ * clears a pending forced change, and ends every other session of the user
+ * (whoever knew the old password and signed in elsewhere is out). The
+ * session making the change, `actor.sessionId`, stays signed in.
+ */
 export async function changeOwnPassword(
-  actor: Actor,
+  actor: Actor & { sessionId?: string },
   input: { currentPassword: unknown; newPassword: unknown },
 ): Promise<void> {
   const fields: FieldErrors = {};
@@ -37,58 +43,35 @@ export async function changeOwnPassword(
   if (!user) throw notFound('The user');
   if (user.passwordHash && !(await verifyPassword(current, user.passwordHash))) {
     fields.currentPassword = { code: 'password_wrong', message: 'The current password is wrong.' };
+  } else if (!fields.newPassword && user.passwordHash && next === current) {
+    // A generated or admin-set password must really be replaced.
+    fields.newPassword = {
+      code: 'password_unchanged',
+      message: 'Choose a password different from the current one.',
+    };
   }
   if (Object.keys(fields).length) throw validationError(fields);
   const passwordHash = await hashPassword(next);
   await prisma.$transaction(async (tx) => {
-    await tx.user.update({ where: { id: actor.id }, data: { passwordHash }, select: { id: true } });
-    await auditUserChange(tx, actor, 'user.password_changed', actor.id);
+    await tx.user.update({
+      where: { id: actor.id },
+      data: { passwordHash, mustChangePassword: false },
+      select: { id: true },
+    });
+    const ended = await endUserSessions(tx, actor.id, { except: actor.sessionId });
+    await auditUserChange(tx, actor, 'user.password_changed', actor.id, { sessionsEnded: ended });
   });
 }
 
-/** Slack member ids look like U0123ABCD (or W… on Enterprise Grid). */
-const SLACK_USER_ID = /^[UW][A-Z0-9]{6,20}$/;
-
-/** Links (or with an empty value, unlinks) the acting user's Slack user id. */
-export async function setOwnSlackUserId(actor: Actor, raw: unknown): Promise<UserSummary> {
-  const value = typeof raw === 'string' ? raw.trim().toUpperCase() : '';
-  if (value && !SLACK_USER_ID.test(value)) {
-    throw validationError({
-      slackUserId: {
-        code: 'slack_user_id_invalid',
-        message: 'A Slack member id looks like U0123ABCD (Profile → ⋮ → Copy member ID).',
-      },
-    });
-  }
+/** "Sign out everywhere": ends every session of the acting user, this one included. */
+export async function endOwnSessions(actor: Actor): Promise<number> {
   const prisma = await db();
   return prisma.$transaction(async (tx) => {
-    const owner = value
-      ? await tx.user.findUnique({ where: { slackUserId: value }, select: { id: true } })
-      : null;
-    if (owner && owner.id !== actor.id) {
-      throw new AppError('slack_user_id_taken', 'Another user already linked this Slack id.', {
-        fields: {
-          slackUserId: {
-            code: 'slack_user_id_taken',
-            message: 'Another user already linked this Slack id.',
-          },
-        },
-      });
-    }
-    const user = await tx.user.update({
-      where: { id: actor.id },
-      data: { slackUserId: value || null },
-      select: summarySelect,
-    });
-    await auditUserChange(
-      tx,
-      actor,
-      value ? 'user.slack_linked' : 'user.slack_unlinked',
-      actor.id,
-      {
-        slackUserId: value || null,
-      },
-    );
-    return toSummary(user);
+    const ended = await endUserSessions(tx, actor.id);
+    await auditUserChange(tx, actor, 'user.sessions_ended', actor.id, { sessionsEnded: ended });
+    return ended;
   });
 }
+
+// Linking Slack is no longer a plain self-service write: the Slack member
+// must confirm it (lib/server/slack/link.ts).

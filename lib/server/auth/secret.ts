@@ -42,7 +42,8 @@ export function readOrCreateSecret(file: string): string {
 }
 
 function createSecretFile(file: string): void {
-  mkdirSync(path.dirname(file), { recursive: true });
+  // DATA_DIR is owner-only (db/data-dir-permissions.ts), also when only secrets live there.
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   // Write a temp file, then link it into place: a concurrent reader never
   // sees a half-written secret, and a second writer loses with EEXIST.
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;

@@ -147,7 +147,7 @@ export function acquireDataDirLock(dir: string): DataDirLock {
   for (let attempt = 0; attempt < 2; attempt++) {
     let fd: number;
     try {
-      fd = openSync(file, 'wx', 0o644);
+      fd = openSync(file, 'wx', 0o600);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const current = readOwner(file);

@@ -6,6 +6,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '@/lib/generated/prisma/client';
 import { acquireDataDirLock } from '@/lib/server/db/data-dir-lock';
+import { prepareDataDir, tightenDataDir } from '@/lib/server/db/data-dir-permissions';
 import { pgliteExecutor } from '@/lib/server/db/executors';
 import {
   type ApplyOptions,
@@ -15,11 +16,40 @@ import {
   readMigrationStatus,
 } from '@/lib/server/migrate';
 
-export type DbTarget = { kind: 'postgres'; url: string } | { kind: 'pglite'; dir: string };
+/**
+ * `dataDir`: the DATA_DIR around the PGlite directory, made owner-only with
+ * it (data-dir-permissions.ts); without it only `dir` itself is.
+ */
+export type DbTarget =
+  | { kind: 'postgres'; url: string }
+  | { kind: 'pglite'; dir: string; dataDir?: string };
+
+/**
+ * Owner-only DATA_DIR before PGlite opens (data-dir-permissions.ts). `fixed`
+ * counts the entries of an existing tree that others could reach: the
+ * caller says so in one line (this module stays free of the logger, whose
+ * import reads the configuration). Also used by `db:migrate`.
+ */
+export function secureEmbeddedDir(target: { dir: string; dataDir?: string }): {
+  root: string;
+  fixed: number;
+} {
+  const root = target.dataDir ?? target.dir;
+  const fixed = prepareDataDir(root, target.dir);
+  mkdirSync(target.dir, { recursive: true, mode: 0o700 });
+  return { root, fixed };
+}
+
+/** The line the app and `db:migrate` print when an existing DATA_DIR was fixed. */
+export function permissionsFixedMessage(fixed: number): string {
+  return `DATA_DIR permissions: ${fixed} files and directories were open to other users; now owner-only (dirs 0700, files 0600)`;
+}
 
 export interface DbHandle {
   readonly client: PrismaClient;
   readonly kind: DbTarget['kind'];
+  /** PGlite: entries of an existing DATA_DIR that were open to others and were fixed. */
+  readonly permissionsFixed: number;
   migrationStatus(): Promise<MigrationStatus>;
   close(): Promise<void>;
 }
@@ -68,18 +98,21 @@ export async function openDatabase(
     return {
       client,
       kind: 'postgres',
+      permissionsFixed: 0,
       migrationStatus: () => readMigrationStatus(clientExecutor(client, 'postgres'), migrate.dir),
       close: () => client.$disconnect(),
     };
   }
 
   // PGlite's own mkdir is not recursive: a missing parent would fail its start.
-  mkdirSync(target.dir, { recursive: true });
+  const { root, fixed } = secureEmbeddedDir(target);
   const lock = acquireDataDirLock(target.dir);
   let pglite: PGlite | undefined;
   try {
     pglite = await PGlite.create({ dataDir: target.dir });
     await applyMigrations(pgliteExecutor(pglite), migrate);
+    // PGlite creates its files 0666 whatever the umask: tighten what it made.
+    tightenDataDir(root, target.dir);
   } catch (err) {
     await pglite?.close().catch(() => {});
     lock.release();
@@ -90,12 +123,14 @@ export async function openDatabase(
   return {
     client,
     kind: 'pglite',
+    permissionsFixed: fixed,
     // Through the client, not PGlite directly: it is the one connection, shared.
     migrationStatus: () => readMigrationStatus(clientExecutor(client, 'pglite'), migrate.dir),
     async close() {
       try {
         await client.$disconnect();
         await db.close();
+        tightenDataDir(root, target.dir);
       } finally {
         lock.release();
       }

@@ -54,6 +54,12 @@ function create() {
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     }),
+    signInThrottled: new Counter({
+      name: 'checkpoint_sign_in_throttled_total',
+      help: `Sign-in attempts refused by the back-off, by the scope that refused (pair = account and client, client, account) ${PER_PROCESS}.`,
+      labelNames: ['scope'] as const,
+      registers,
+    }),
     // Read when scraped.
     approvalsRequested: gauge('checkpoint_approvals_requested', 'Approval tickets stored.'),
     approvalsDecided: gauge(

@@ -84,9 +84,15 @@ export function ticketUrl(appUrl: string, ticketId: string): string {
   return `${appUrl.replace(/\/+$/, '')}/approvals/${encodeURIComponent(ticketId)}`;
 }
 
+/**
+ * The top-level `text` (notifications, screen readers) is mrkdwn too: a tool
+ * named `<!channel>` would ping the channel. Clipped first, then escaped, so
+ * a cut never splits an entity.
+ */
 export function fallbackText(t: TicketForSlack): string {
-  const what = t.toolName ?? t.interceptionPoint;
-  return truncate(`Approval ${statusWord(t)}: ${what} by ${t.agentLabel ?? t.agentId}`, 300);
+  const what = escapeMrkdwn(truncate(t.toolName ?? t.interceptionPoint, 120));
+  const agent = escapeMrkdwn(truncate(t.agentLabel ?? t.agentId, 120));
+  return `Approval ${statusWord(t)}: ${what} by ${agent}`;
 }
 
 function statusWord(t: TicketForSlack): string {

@@ -13,6 +13,7 @@ import {
   APPROVE_ACTION,
   type ButtonValue,
   decodeButtonValue,
+  escapeMrkdwn,
   REASON_BLOCK,
   REASON_INPUT,
   REJECT_ACTION,
@@ -20,16 +21,19 @@ import {
   rejectModal,
 } from './blocks';
 import { slackWebClient } from './client';
+import { isLinkAction, linkPress } from './link-press';
 import { updateTicketMessage } from './messages';
 import { ephemeral } from './respond';
 import { slackReviewer } from './reviewer';
+import { expectedSlackTeam } from './team';
 import { appUrl } from './ticket-view';
 import { verifySlackSignature } from './verify';
 
 /**
  * POST /api/slack/interactions. The order is the point: the v0 signature is
  * verified over the raw body before anything is parsed or read from the
- * database; then the Slack user is mapped to a reviewer; then the decision
+ * database; then the workspace (team.id) must be ours (team.ts); then the
+ * Slack user is mapped to a reviewer with a confirmed link; then the decision
  * goes through decideTicket, which applies the same §9 echo (the identity
  * the button carried) and exactly-once rules as the web page. Edits exist
  * on the web page only: a button approves as shown, or opens a modal that
@@ -46,7 +50,8 @@ export interface SlackAnswer {
 
 interface Payload {
   type?: string;
-  user?: { id?: string };
+  team?: { id?: string } | null;
+  user?: { id?: string; team_id?: string };
   trigger_id?: string;
   response_url?: string;
   actions?: { action_id?: string; value?: string }[];
@@ -95,6 +100,8 @@ export async function handleSlackInteraction(
     };
   }
   const prisma = await db();
+  const foreign = await foreignWorkspace(prisma, payload);
+  if (foreign) return foreign;
   if (payload.type === 'block_actions') return blockAction(prisma, payload);
   if (payload.type === 'view_submission' && payload.view?.callback_id === REJECT_MODAL) {
     return rejectSubmission(prisma, payload);
@@ -103,8 +110,27 @@ export async function handleSlackInteraction(
   return ok();
 }
 
+/**
+ * One signing secret can sign for every workspace the app is installed in:
+ * a click from any workspace but ours is refused before anything is read.
+ */
+async function foreignWorkspace(prisma: PrismaClient, p: Payload): Promise<SlackAnswer | null> {
+  const team = p.team?.id ?? p.user?.team_id ?? null;
+  const expected = await expectedSlackTeam(prisma);
+  if (expected && team === expected) return null;
+  log.warn({ team, expected }, 'slack interaction from another workspace refused');
+  const text = expected
+    ? 'This Slack workspace is not the one Checkpoint is connected to; nothing was done.'
+    : 'Checkpoint does not know which Slack workspace it is connected to (an admin sets it on the Slack settings page); nothing was done.';
+  if (p.type === 'view_submission' && p.view?.callback_id === REJECT_MODAL) {
+    return ok({ response_action: 'errors', errors: { [REASON_BLOCK]: text } });
+  }
+  return ok(await ephemeral(p.response_url, text));
+}
+
 async function blockAction(prisma: PrismaClient, p: Payload): Promise<SlackAnswer> {
   const action = p.actions?.[0];
+  if (action && isLinkAction(action.action_id)) return ok(await linkPress(prisma, p, action));
   if (action?.action_id !== APPROVE_ACTION && action?.action_id !== REJECT_ACTION) return ok();
   const value = decodeButtonValue(action.value);
   if (!value)
@@ -226,7 +252,7 @@ async function settledText(prisma: PrismaClient, ticketId: string): Promise<stri
   if (!d) return 'This ticket is no longer pending; nothing was decided.';
   const at = d.createdAt.toISOString();
   if (d.outcome === 'unresolved') return `This ticket expired at ${at}; nothing was decided.`;
-  const who = d.user ? (d.user.name ?? d.user.email) : d.decidedByKind;
+  const who = escapeMrkdwn(d.user ? (d.user.name ?? d.user.email) : d.decidedByKind);
   return `Already decided (${d.outcome}) by ${who} at ${at}; your press changed nothing.`;
 }
 

@@ -27,6 +27,8 @@ export function responseUrlAllowed(raw: unknown): raw is string {
   }
 }
 
+export type ReplacementMessage = { replace_original: true; text: string };
+
 /**
  * Tells one Slack user something only they see. Sent to `response_url` and
  * also returned as the HTTP answer; a failed send is logged, not retried
@@ -34,7 +36,22 @@ export function responseUrlAllowed(raw: unknown): raw is string {
  */
 export async function ephemeral(responseUrl: unknown, text: string): Promise<EphemeralMessage> {
   const message: EphemeralMessage = { response_type: 'ephemeral', replace_original: false, text };
-  if (!responseUrlAllowed(responseUrl)) return message;
+  await respond(responseUrl, message);
+  return message;
+}
+
+/** Replaces the message whose button was pressed (its buttons go with it). */
+export async function replaceOriginal(
+  responseUrl: unknown,
+  text: string,
+): Promise<ReplacementMessage> {
+  const message: ReplacementMessage = { replace_original: true, text };
+  await respond(responseUrl, message);
+  return message;
+}
+
+async function respond(responseUrl: unknown, message: object): Promise<void> {
+  if (!responseUrlAllowed(responseUrl)) return;
   try {
     const res = await fetch(responseUrl, {
       method: 'POST',
@@ -43,10 +60,8 @@ export async function ephemeral(responseUrl: unknown, text: string): Promise<Eph
       redirect: 'error',
       signal: AbortSignal.timeout(3_000),
     });
-    if (!res.ok)
-      log.warn({ status: res.status }, 'slack response_url refused the ephemeral message');
+    if (!res.ok) log.warn({ status: res.status }, 'slack response_url refused the message');
   } catch (err) {
     log.warn({ err: String(err) }, 'slack response_url unreachable');
   }
-  return message;
 }

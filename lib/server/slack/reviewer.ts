@@ -11,7 +11,8 @@ export type SlackReviewer =
     };
 
 /**
- * Maps a Slack user to the Checkpoint account that linked it on /profile.
+ * Maps a Slack user to the Checkpoint account whose link that Slack user
+ * confirmed (requested on /profile, confirmed from the bot's DM).
  * Only active reviewers and admins may decide; decideTicket checks the same
  * again, this answers the refusal in words a Slack user can act on.
  */
@@ -20,12 +21,27 @@ export async function slackReviewer(
   slackUserId: string,
   profileUrl: string,
 ): Promise<SlackReviewer> {
+  // Only a confirmed link counts (link.ts); slackLinkedAt is checked too, so
+  // an id set by any other path never acts as anyone.
   const user = slackUserId
-    ? await db.user.findUnique({
-        where: { slackUserId },
+    ? await db.user.findFirst({
+        where: { slackUserId, slackLinkedAt: { not: null } },
         select: { id: true, name: true, email: true, roles: true, disabled: true },
       })
     : null;
+  if (!user && slackUserId) {
+    const pending = await db.slackLinkRequest.findFirst({
+      where: { slackUserId },
+      select: { id: true },
+    });
+    if (pending) {
+      return {
+        ok: false,
+        code: 'slack_user_unlinked',
+        text: `Your Slack account is not linked yet: its link waits for your confirmation, so nothing was decided. Press "This is me" in the Checkpoint bot's direct message, or send a new one from your profile: ${profileUrl}`,
+      };
+    }
+  }
   if (!user) {
     return {
       ok: false,

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { config } from '../config';
 import { AppError } from '../http/api-error';
+import { assertWebhookUrl, type GuardOptions, guardOptionsFromConfig } from '../net/ssrf';
+import { WebhookError } from '../webhooks/errors';
 
 /**
  * Where a ticket's Slack message goes. The bot token and the signing secret
@@ -118,8 +120,29 @@ export interface SlackTargetInput {
   clearWebhook?: boolean;
 }
 
-function merge(input: SlackTargetInput, currentUrl: string | null) {
+/**
+ * A new webhook URL must pass the SSRF guard now, not only at send time: an
+ * address the app may not reach (private, link-local, metadata, …) is
+ * refused on the form instead of failing every post later. The guard runs
+ * again at connect time (DNS may change).
+ */
+async function checkReachable(url: string, guard: GuardOptions): Promise<void> {
+  try {
+    await assertWebhookUrl(url, guard);
+  } catch (err) {
+    if (!(err instanceof WebhookError)) throw err;
+    const message = `Checkpoint may not send to this URL: ${err.message}`;
+    throw new AppError('request_invalid', 'Check the highlighted Slack settings.', {
+      fields: { webhookUrl: { code: err.code, message } },
+    });
+  }
+}
+
+async function merge(input: SlackTargetInput, currentUrl: string | null, guard?: GuardOptions) {
   const parsed = parseSlackTarget(input);
+  if (parsed.webhookUrl && !input.clearWebhook) {
+    await checkReachable(parsed.webhookUrl, guard ?? guardOptionsFromConfig());
+  }
   const webhookUrl = input.clearWebhook ? null : (parsed.webhookUrl ?? currentUrl);
   return { channel: parsed.channel, webhookUrl };
 }
@@ -133,9 +156,10 @@ export async function saveGlobalSlackSettings(
   db: PrismaClient,
   input: SlackTargetInput,
   actorId: string | null = null,
+  guard?: GuardOptions,
 ): Promise<GlobalSlackSettings> {
   const current = await readGlobalSlackSettings(db);
-  const value = merge(input, current.webhookUrl);
+  const value = await merge(input, current.webhookUrl, guard);
   await db.$transaction([
     db.appSetting.upsert({
       where: { key: SLACK_SETTING_KEY },
@@ -161,13 +185,14 @@ export async function saveHostSlackSettings(
   hostId: string,
   input: SlackTargetInput,
   actorId: string | null = null,
+  guard?: GuardOptions,
 ): Promise<void> {
   const host = await db.host.findFirst({
     where: { id: hostId, archivedAt: null },
     select: { slackWebhookUrl: true },
   });
   if (!host) throw new AppError('not_found', 'The host was not found (or is archived).');
-  const value = merge(input, host.slackWebhookUrl);
+  const value = await merge(input, host.slackWebhookUrl, guard);
   await db.$transaction([
     db.host.update({
       where: { id: hostId },

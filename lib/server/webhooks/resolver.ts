@@ -3,6 +3,7 @@ import type { Prisma } from '@/lib/generated/prisma/client';
 import { type ApprovalRequest, validateResolution } from '@checkpoint/agent-hooks';
 import { DecisionError, decideTicket } from '../approvals/decide';
 import { handOverTicket, withResolver } from '../approvals/resolver-phase';
+import { storedContext } from '../approvals/stored-context';
 import { db } from '../db';
 import { findNulCharacter } from '../http/nul-character';
 import { moduleLogger } from '../logger';
@@ -62,7 +63,7 @@ async function consult(ticketId: string): Promise<ConsultResult> {
       contextIdentity: true,
       interceptionPoint: true,
       verdict: true,
-      context: true,
+      contextJson: true,
       resolverUntil: true,
     },
   });
@@ -81,7 +82,8 @@ async function consult(ticketId: string): Promise<ConsultResult> {
     context_identity: ticket.contextIdentity,
     interception_point: ticket.interceptionPoint,
     verdict: ticket.verdict,
-    context: ticket.context,
+    // The exact stored text (approvals/stored-context.ts): every member the identity covers.
+    context: await storedContext(ticket.id, ticket.contextJson),
   } as unknown as ApprovalRequest;
   const messageId = `msg_${hook.id.replaceAll('-', '')}_rs_${ticket.id.replaceAll('-', '')}`;
   // The delivery row is the "consulted once" guard: a rerun of the job finds it.

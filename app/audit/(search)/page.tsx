@@ -15,8 +15,8 @@ import { listAuditHosts } from '@/lib/server/audit/hosts';
 import { type SearchPage, searchRecords } from '@/lib/server/audit/search';
 import { requireArea } from '@/lib/server/auth/session';
 import { ApiError } from '@/lib/server/http/api-error';
-import { ResultsTable } from './results-table';
-import { SearchForm } from './search-form';
+import { ResultsTable } from '../results-table';
+import { SearchForm } from '../search-form';
 
 export const metadata: Metadata = { title: 'Audit' };
 

@@ -13,10 +13,10 @@ import {
   TICKET_STATUSES,
 } from '@/lib/server/approvals/inbox';
 import { requireUser } from '@/lib/server/auth/session';
-import { ConnectHost } from './connect-host';
-import { FiltersForm } from './filters-form';
-import { hasFilters, queueHref } from './query';
-import { QueueTable } from './queue-table';
+import { ConnectHost } from '../connect-host';
+import { FiltersForm } from '../filters-form';
+import { hasFilters, queueHref } from '../query';
+import { QueueTable } from '../queue-table';
 
 export const metadata: Metadata = { title: 'Approvals' };
 

@@ -1,5 +1,0 @@
-import { LoadingState } from '@/app/components/states';
-
-export default function Loading() {
-  return <LoadingState label="Loading hosts…" />;
-}

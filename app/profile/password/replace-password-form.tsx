@@ -1,0 +1,44 @@
+'use client';
+
+import { useActionState } from 'react';
+import { SubmitButton } from '@/app/components/button';
+import { Field } from '@/app/components/field';
+import { FormMessage } from '@/app/components/form-message';
+import { idle } from '@/app/components/form-state';
+import { replacePasswordAction } from './actions';
+
+export function ReplacePasswordForm({ minPassword }: { minPassword: number }) {
+  const [state, action] = useActionState(replacePasswordAction, idle);
+  return (
+    <form action={action} className="space-y-3" aria-label="Choose a new password" noValidate>
+      <Field
+        label="Current password"
+        name="currentPassword"
+        type="password"
+        autoComplete="current-password"
+        required
+        state={state}
+      />
+      <Field
+        label="New password"
+        name="newPassword"
+        type="password"
+        autoComplete="new-password"
+        minLength={minPassword}
+        required
+        hint={`At least ${minPassword} characters, not the current one.`}
+        state={state}
+      />
+      <Field
+        label="New password, again"
+        name="confirmPassword"
+        type="password"
+        autoComplete="new-password"
+        required
+        state={state}
+      />
+      <FormMessage state={state} />
+      <SubmitButton pendingLabel="Saving…">Save new password</SubmitButton>
+    </form>
+  );
+}
