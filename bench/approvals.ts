@@ -41,6 +41,8 @@ function main() {
     // Everything below reads configuration from here (lib/server/config.ts).
     process.env.DATABASE_URL = dbUrl;
     process.env.AUTH_SECRET ??= randomBytes(32).toString('hex');
+    // Required with DATABASE_URL, like AUTH_SECRET (lib/server/auth/secret.ts).
+    process.env.APP_ENCRYPTION_KEY ??= randomBytes(32).toString('hex');
     process.env.LOG_LEVEL = 'warn';
     const server = { proc: undefined as ReturnType<typeof spawn> | undefined };
     try {

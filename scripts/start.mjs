@@ -2,7 +2,9 @@
 // `npm start`: build when the build is missing or older than the sources,
 // then run the production server. With DATABASE_URL unset the app runs on
 // the embedded PGlite database in DATA_DIR, migrated on start, and the
-// worker runs in the same process.
+// worker runs in the same process. With DATABASE_URL set, the server
+// applies pending migrations as it starts (lib/server/boot.ts) unless
+// MIGRATE_ON_START=false.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';

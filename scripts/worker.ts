@@ -4,6 +4,7 @@
 import 'dotenv/config';
 import { installShutdownHandlers, loadConfigOrExit, openDatabase } from '@/lib/server/boot';
 import { db, dbInfo } from '@/lib/server/db';
+import { checkKeyFingerprints } from '@/lib/server/db/key-fingerprints';
 import { moduleLogger } from '@/lib/server/logger';
 import { startBackground } from '@/lib/server/queue/runtime';
 
@@ -21,6 +22,13 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   await openDatabase();
+  // The worker decrypts webhook secrets the app encrypted: same APP_ENCRYPTION_KEY
+  // (required), checked against the fingerprint the database holds. It signs no
+  // sessions, so AUTH_SECRET is checked only when given.
+  await checkKeyFingerprints(
+    await db(),
+    cfg.AUTH_SECRET ? ['APP_ENCRYPTION_KEY', 'AUTH_SECRET'] : ['APP_ENCRYPTION_KEY'],
+  );
   // Timers of the relay and heartbeat are unref'd; this keeps the process up
   // while Redis is unreachable and the worker has no live socket.
   const keepAlive = setInterval(() => {}, 60_000);

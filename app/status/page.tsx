@@ -120,7 +120,11 @@ function FullStatus({ s }: { s: SystemStatus }) {
           <Row label="Redis">
             <Badge tone={s.queue.redis === 'online' ? 'ok' : 'warn'}>{s.queue.redis}</Badge>
           </Row>
-          <Row label="Jobs waiting">{s.queue.waiting}</Row>
+          <Row label="Jobs waiting (due)">{s.queue.waiting}</Row>
+          <Row label="Scheduled for later">
+            {s.queue.scheduled}
+            {s.queue.outboxScheduled > 0 ? ` (${s.queue.outboxScheduled} in the outbox)` : ''}
+          </Row>
           <Row label="Failed jobs">
             {s.queue.failed > 0 ? <Badge tone="warn">{s.queue.failed}</Badge> : 0}
           </Row>

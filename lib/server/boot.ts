@@ -2,11 +2,14 @@ import 'server-only';
 import { ensureApprovalsRuntime, stopApprovalsRuntime } from './approvals/runtime';
 import { ensureInitialAdmin } from './auth/bootstrap-admin';
 import { type Config, ConfigError, config } from './config';
-import { closeDb, dataDirPermissionsFixed, db, dbInfo, migrationStatus } from './db';
+import { closeDb, dataDirPermissionsFixed, db, dbInfo, dbTarget, migrationStatus } from './db';
+import { checkKeyFingerprints } from './db/key-fingerprints';
+import { migrateOnStart } from './db/migrate-on-start';
 import { permissionsFixedMessage } from './db/open';
 import { ensureBuiltInHost } from './hosts/builtin';
 import { installPeerAddressHook } from './http/client-address';
 import { moduleLogger } from './logger';
+import { MigrationError } from './migrate';
 import { startBackground, stopBackground } from './queue/runtime';
 import { closeInProcessRecordSinks } from './records/in-process-sink';
 
@@ -15,9 +18,9 @@ const log = moduleLogger('boot');
 const g = globalThis as unknown as { __checkpointBoot?: Promise<void> };
 
 /**
- * Brings the app process up: configuration, database (migrated, for the
- * embedded one), initial admin, built-in host, outbox relay and (RUN_WORKER)
- * the worker, and signal handlers. Idempotent: a second call returns the
+ * Brings the app process up: configuration, database (migrated unless
+ * MIGRATE_ON_START=false on PostgreSQL), initial admin, built-in host,
+ * outbox relay and (RUN_WORKER) the worker, and signal handlers. Idempotent: a second call returns the
  * first call's promise.
  */
 export function boot(): Promise<void> {
@@ -30,6 +33,8 @@ async function run(): Promise<void> {
   // Before the first request: sign-in throttling keys on the socket's address.
   installPeerAddressHook();
   await openDatabase();
+  // Every process on this database holds the same keys, or none starts (issue 17).
+  await checkKeyFingerprints(await db());
   // Item 8: an existing DATA_DIR others could read was made owner-only on open.
   const fixed = await dataDirPermissionsFixed();
   if (fixed > 0) log.warn({ fixed }, permissionsFixedMessage(fixed));
@@ -72,14 +77,21 @@ export class BootError extends Error {
 
 /**
  * Opens the database and checks its schema. PGlite migrates itself on open;
- * a Postgres behind the migrations folder stops the start, with the fix.
+ * PostgreSQL is migrated here (several instances at once are safe: see
+ * migrate-on-start.ts) unless MIGRATE_ON_START=false, in which case a
+ * database behind the migrations folder stops the start, with the fix.
  */
 export async function openDatabase(): Promise<void> {
+  const target = dbTarget();
+  const toMigrate = target.kind === 'postgres' && config().MIGRATE_ON_START ? target : null;
   let status: { applied: number; pending: string[] };
   try {
+    if (toMigrate) await migrateOnStart(toMigrate);
     await db();
     status = await migrationStatus();
   } catch (err) {
+    // An edited or failed migration keeps its own code and advice.
+    if (err instanceof MigrationError) throw err;
     const where = dbInfo();
     throw new BootError(
       'db_unreachable',
@@ -87,9 +99,12 @@ export async function openDatabase(): Promise<void> {
     );
   }
   if (status.pending.length > 0) {
+    const off = target.kind === 'postgres' && !toMigrate ? ' (MIGRATE_ON_START=false)' : '';
     throw new BootError(
       'migrations_pending',
-      `the database is missing migrations ${status.pending.join(', ')}: run \`npm run db:migrate\``,
+      status.applied === 0
+        ? `the database at ${dbInfo().location} has no schema yet${off}: run \`npm run db:migrate\` first`
+        : `the database is missing migrations ${status.pending.join(', ')}${off}: run \`npm run db:migrate\``,
     );
   }
 }

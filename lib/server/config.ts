@@ -30,13 +30,21 @@ const schema = z
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
     /** PostgreSQL; when unset the app runs on embedded PGlite in DATA_DIR. */
     DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
+    /** PostgreSQL: a statement running longer than this is cancelled (503 `database_timeout`); 0 = no limit. */
+    DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(15_000),
+    /** PostgreSQL: waiting longer than this for a row or table lock cancels the statement; 0 = no limit. */
+    DATABASE_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
+    /** PostgreSQL: how long to wait for a connection, new or free in the pool, before 503 `database_unavailable`. */
+    DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+    /** PostgreSQL: connections in this process's pool. */
+    DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1_000).default(10),
     /** Where the embedded database and generated secrets live. */
     DATA_DIR: z.string().min(1).default('.data'),
     REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
     /** Public base URL of the app, used in links (Slack, webhooks). */
     APP_URL: url(['http:', 'https:']).optional(),
     PORT: z.coerce.number().int().min(1).max(65535).default(3000),
-    /** Auth.js secret; generated and kept in DATA_DIR when unset. */
+    /** Auth.js secret. Required with DATABASE_URL (auth/secret.ts : sharedSecret); generated into DATA_DIR for the embedded database. */
     AUTH_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     ADMIN_EMAIL: z.email().optional(),
     ADMIN_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
@@ -46,6 +54,8 @@ const schema = z
     OIDC_NAME: z.string().min(1).default('SSO'),
     /** Run the BullMQ worker inside the app process (the embedded start). */
     RUN_WORKER: bool.default(true),
+    /** PostgreSQL: apply pending migrations at start (under Prisma's advisory lock); false = `npm run db:migrate` first. */
+    MIGRATE_ON_START: bool.default(true),
     LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info'),
@@ -62,7 +72,7 @@ const schema = z
     SLACK_SIGNING_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
     /** Slack Web API base URL; only tests and stand-ins change it. */
     SLACK_API_URL: url(['https:', 'http:']).default('https://slack.com/api/'),
-    /** Key that encrypts webhook signing secrets at rest; generated and kept in DATA_DIR when unset. */
+    /** Key that encrypts webhook signing secrets at rest. Required with DATABASE_URL, the same in every process; generated into DATA_DIR for the embedded database. */
     APP_ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
     /** Development only: allow plain-http webhook URLs on loopback addresses. */
     WEBHOOKS_ALLOW_HTTP_LOOPBACK: bool.default(false),

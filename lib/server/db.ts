@@ -21,7 +21,16 @@ const slot = globalThis as typeof globalThis & { __checkpointDb?: Promise<DbHand
 export function dbTarget(): DbTarget {
   const cfg = config();
   return cfg.DATABASE_URL
-    ? { kind: 'postgres', url: cfg.DATABASE_URL }
+    ? {
+        kind: 'postgres',
+        url: cfg.DATABASE_URL,
+        limits: {
+          statementTimeoutMs: cfg.DATABASE_STATEMENT_TIMEOUT_MS,
+          lockTimeoutMs: cfg.DATABASE_LOCK_TIMEOUT_MS,
+          connectTimeoutMs: cfg.DATABASE_CONNECT_TIMEOUT_MS,
+          poolMax: cfg.DATABASE_POOL_MAX,
+        },
+      }
     : { kind: 'pglite', dir: pgliteDir(cfg.dataDir), dataDir: cfg.dataDir };
 }
 

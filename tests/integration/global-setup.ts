@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { migrateTarget } from '@/lib/server/db/migrate-target';
@@ -73,6 +74,10 @@ export default async function setup(project: TestProject) {
   project.provide('redisUrl', redisUrl);
   project.provide('redisPrefix', redisPrefix);
   process.env.DATABASE_URL = databaseUrl;
+  // Required with DATABASE_URL (auth/secret.ts : sharedSecret): one pair per
+  // run, inherited by the worker processes tests start, so all of them agree.
+  process.env.APP_ENCRYPTION_KEY ||= randomBytes(36).toString('base64url');
+  process.env.AUTH_SECRET ||= randomBytes(36).toString('base64url');
   process.env.REDIS_URL = redisUrl;
   process.env.TEST_REDIS_PREFIX = redisPrefix;
 

@@ -50,11 +50,20 @@ describe('queue status and readiness', () => {
     const status = await readQueueStatus({ queue, db });
     expect(Date.now() - t).toBeLessThan(250);
     expect(status.redis).toBe('offline');
-    expect(status.outboxPending).toBeGreaterThanOrEqual(1);
+    // Due in an hour: scheduled, not waiting.
+    expect(status.outboxScheduled).toBeGreaterThanOrEqual(1);
+    expect(status.scheduled).toBeGreaterThanOrEqual(1);
     // While offline, the last known counts are kept rather than zeroed.
     const again = await readQueueStatus(
       { queue, db },
-      { redis: 'online', waiting: 7, failed: 2, outboxPending: 0 },
+      {
+        redis: 'online',
+        waiting: 7,
+        scheduled: 0,
+        outboxScheduled: 0,
+        failed: 2,
+        outboxPending: 0,
+      },
     );
     expect(again).toMatchObject({ redis: 'offline', waiting: 7, failed: 2 });
     await db.outboxEvent.delete({ where: { dedupeKey: key } });
@@ -70,12 +79,52 @@ describe('queue status and readiness', () => {
     expect(status).toMatchObject({ redis: 'online', waiting: 2, failed: 0 });
   });
 
+  it('counts only due work as waiting: a delayed job and a future outbox row are scheduled', async () => {
+    const db = await testDb();
+    const queue = queueAt();
+    await waitFor(async () => queue.online());
+    await queue.queue.add(
+      'audit.ping',
+      { note: 'later' },
+      { jobId: uniqueTag('d'), delay: 3_600_000 },
+    );
+    const key = uniqueTag('later');
+    await enqueueInTx(db, {
+      kind: 'audit.ping',
+      payload: { note: 'later' },
+      dedupeKey: key,
+      availableAt: new Date(Date.now() + 3_600_000),
+    });
+    const before = await db.outboxEvent.count({
+      where: { dispatchedAt: null, availableAt: { lte: new Date() } },
+    });
+    try {
+      const status = await readQueueStatus({ queue, db });
+      expect(status).toMatchObject({ redis: 'online', waiting: 0, failed: 0 });
+      // The BullMQ delayed job and the outbox row, each once.
+      expect(status.scheduled - status.outboxScheduled).toBe(1);
+      expect(status.outboxScheduled).toBeGreaterThanOrEqual(1);
+      expect(status.outboxPending).toBe(before);
+      // Once due, the outbox row is pending, no longer scheduled.
+      const later = await readQueueStatus({
+        queue,
+        db,
+        now: new Date(Date.now() + 3_600_000 + 1_000),
+      });
+      expect(later.outboxPending).toBe(before + status.outboxScheduled);
+      expect(later.outboxScheduled).toBe(0);
+    } finally {
+      await db.outboxEvent.delete({ where: { dedupeKey: key } });
+    }
+  });
+
   it('readiness: Redis down is degraded and still 200', async () => {
     const db = await testDb();
     const queue = queueAt(CLOSED_REDIS_URL);
     const r = await buildReadiness({
       pingDb: () => pingDb(1_000),
       migrationStatus,
+      hasEnabledAdmin: async () => true,
       queueStatus: () => readQueueStatus({ queue, db }),
       dbKind: 'postgres',
     });
@@ -94,6 +143,7 @@ describe('queue status and readiness', () => {
     const ok = await buildReadiness({
       pingDb: () => pingDb(1_000),
       migrationStatus,
+      hasEnabledAdmin: async () => true,
       queueStatus,
       dbKind: 'postgres',
     });
@@ -101,6 +151,7 @@ describe('queue status and readiness', () => {
     const dbDown = await buildReadiness({
       pingDb: async () => false,
       migrationStatus: () => Promise.reject(new Error('connection refused')),
+      hasEnabledAdmin: () => Promise.reject(new Error('connection refused')),
       queueStatus,
       dbKind: 'postgres',
     });
@@ -109,6 +160,7 @@ describe('queue status and readiness', () => {
     const behind = await buildReadiness({
       pingDb: async () => true,
       migrationStatus: async () => ({ applied: 1, pending: ['20991231000000_next'] }),
+      hasEnabledAdmin: async () => true,
       queueStatus,
       dbKind: 'postgres',
     });
@@ -121,6 +173,7 @@ describe('queue status and readiness', () => {
     const hung = await buildReadiness({
       pingDb: () => new Promise(() => {}),
       migrationStatus: () => new Promise(() => {}),
+      hasEnabledAdmin: () => new Promise(() => {}),
       queueStatus,
       dbKind: 'postgres',
     });

@@ -46,6 +46,8 @@ const NOT_HTTP = new Set([
   'job_unknown',
   'job_payload_invalid',
   'db_unreachable',
+  'key_required',
+  'key_mismatch',
   'slack_user_unlinked',
   'slack_user_disabled',
   'slack_user_not_reviewer',

@@ -8,7 +8,14 @@ function status(location: string): SystemStatus {
   return {
     database: { ok: true, kind: 'postgres', location },
     migrations: { applied: 12, pending: ['20260101000000_x'] },
-    queue: { redis: 'online', waiting: 3, outboxPending: 1, failed: 2 },
+    queue: {
+      redis: 'online',
+      waiting: 3,
+      scheduled: 0,
+      outboxScheduled: 0,
+      outboxPending: 1,
+      failed: 2,
+    },
     worker: {
       inThisProcess: true,
       heartbeat: { at: '2026-01-02T03:04:00Z', host: 'worker-7', pid: 4242, queue: 'jobs' },

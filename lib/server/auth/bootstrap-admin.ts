@@ -1,12 +1,17 @@
 import 'server-only';
 import { Role } from '@/lib/generated/prisma/enums';
 import { config } from '@/lib/server/config';
-import { db } from '@/lib/server/db';
+import { db, dbInfo } from '@/lib/server/db';
 import { normalizeEmail } from './credentials';
 import { generatePassword, hashPassword } from './password';
 
 /** Where the first admin signs in when neither ADMIN_EMAIL nor ADMIN_PASSWORD is set. */
 export const DEFAULT_ADMIN_EMAIL = 'admin@localhost';
+
+/** Serializes the first-admin check of instances starting together on one PostgreSQL. */
+const INITIAL_ADMIN_LOCK_KEY = 1667982692;
+
+const ENABLED_ADMIN_SQL = `SELECT id::text AS id FROM "User" WHERE 'admin'::"Role" = ANY(roles) AND NOT disabled LIMIT 1`;
 
 /**
  * First run: when no enabled admin exists, create one from ADMIN_EMAIL and
@@ -17,8 +22,7 @@ export const DEFAULT_ADMIN_EMAIL = 'admin@localhost';
 export async function ensureInitialAdmin(): Promise<void> {
   const prisma = await db();
   // Raw SQL: the PGlite adapter rejects Prisma's `has` filter on enum arrays.
-  const admins = await prisma.$queryRaw<{ id: string }[]>`
-    SELECT id::text AS id FROM "User" WHERE 'admin'::"Role" = ANY(roles) AND NOT disabled LIMIT 1`;
+  const admins = await prisma.$queryRawUnsafe<{ id: string }[]>(ENABLED_ADMIN_SQL);
   if (admins.length > 0) return;
 
   const cfg = config();
@@ -29,8 +33,19 @@ export async function ensureInitialAdmin(): Promise<void> {
   // first sign-in. One the operator chose (ADMIN_PASSWORD) need not be.
   const mustChangePassword = generated !== null;
 
+  let created = false;
   try {
     await prisma.$transaction(async (tx) => {
+      // Several instances starting at once on PostgreSQL: one at a time past
+      // here, and each looks again, so a later one finds the admin the first
+      // created instead of resetting its password (and printing another).
+      // PGlite has one process per directory and boots once.
+      if (dbInfo().kind === 'postgres') {
+        await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${INITIAL_ADMIN_LOCK_KEY})`);
+        const now = await tx.$queryRawUnsafe<{ id: string }[]>(ENABLED_ADMIN_SQL);
+        if (now.length > 0) return;
+      }
+      created = true;
       const existing = await tx.user.findUnique({
         where: { email },
         select: { id: true, roles: true },
@@ -74,7 +89,7 @@ export async function ensureInitialAdmin(): Promise<void> {
     throw err;
   }
 
-  if (generated) printOnce(email, generated, signInUrl(cfg.APP_URL, cfg.PORT));
+  if (created && generated) printOnce(email, generated, signInUrl(cfg.APP_URL, cfg.PORT));
 }
 
 function signInUrl(appUrl: string | undefined, port: number): string {

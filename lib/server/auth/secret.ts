@@ -15,28 +15,66 @@ import { config } from '@/lib/server/config';
 
 let cached: string | undefined;
 
+/** The keys every process on one database must share (db/key-fingerprints.ts checks them). */
+export type SharedKeyName = 'AUTH_SECRET' | 'APP_ENCRYPTION_KEY';
+
+/** Where the embedded start keeps a generated key, in DATA_DIR. */
+const KEY_FILES: Record<SharedKeyName, string> = {
+  AUTH_SECRET: 'auth-secret',
+  APP_ENCRYPTION_KEY: 'encryption-key',
+};
+
+export class SharedKeyError extends Error {
+  constructor(
+    readonly code: 'key_required' | 'key_mismatch',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /**
- * The Auth.js signing secret: AUTH_SECRET when set, otherwise one generated
- * on first use and kept in `<dataDir>/auth-secret` (mode 0600) so that
- * sessions survive restarts.
+ * A key every process must agree on. Set, it is used as given. Unset, the
+ * embedded database (one process per DATA_DIR) generates one into DATA_DIR;
+ * with DATABASE_URL there may be several processes (the app, `npm run
+ * worker`, replicas), each with its own DATA_DIR, and a generated key would
+ * differ between them (a worker could not decrypt what the app encrypted),
+ * so the key is required.
+ */
+export function sharedSecret(name: SharedKeyName): string {
+  const cfg = config();
+  const set = cfg[name];
+  if (set) return set;
+  const file = path.join(cfg.dataDir, KEY_FILES[name]);
+  if (cfg.embedded) return readOrCreateSecret(file, name);
+  const earlier = existsSync(file)
+    ? ` This DATA_DIR holds one an earlier start generated (${file}): set ${name} to its content to keep what was made with it.`
+    : '';
+  throw new SharedKeyError(
+    'key_required',
+    `${name} is required when DATABASE_URL is set: the app and every worker on one database must share it. ` +
+      `Generate one with \`openssl rand -base64 48\` and give the same value to every process.${earlier}`,
+  );
+}
+
+/**
+ * The Auth.js signing secret: AUTH_SECRET when set, otherwise (embedded
+ * database only) one generated on first use and kept in
+ * `<dataDir>/auth-secret` (mode 0600) so that sessions survive restarts.
  */
 export function authSecret(): string {
-  if (cached) return cached;
-  const cfg = config();
-  cached = cfg.AUTH_SECRET ?? readOrCreateSecret(path.join(cfg.dataDir, 'auth-secret'));
+  cached ??= sharedSecret('AUTH_SECRET');
   return cached;
 }
 
 /** Reads the secret file, creating it if absent (first writer wins). */
-export function readOrCreateSecret(file: string): string {
+export function readOrCreateSecret(file: string, name = 'the variable'): string {
   if (!existsSync(file)) createSecretFile(file);
   // Tighten a file someone created by hand with looser permissions.
   if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
   const secret = readFileSync(file, 'utf8').trim();
   if (secret.length < 32) {
-    throw new Error(
-      `${file} holds a secret shorter than 32 characters; delete it or set AUTH_SECRET`,
-    );
+    throw new Error(`${file} holds a secret shorter than 32 characters; delete it or set ${name}`);
   }
   return secret;
 }

@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
+import type pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '@/lib/generated/prisma/client';
 import { acquireDataDirLock } from '@/lib/server/db/data-dir-lock';
@@ -21,8 +22,46 @@ import {
  * it (data-dir-permissions.ts); without it only `dir` itself is.
  */
 export type DbTarget =
-  | { kind: 'postgres'; url: string }
+  | { kind: 'postgres'; url: string; limits?: PgLimits }
   | { kind: 'pglite'; dir: string; dataDir?: string };
+
+/**
+ * Bounds on the app's PostgreSQL pool, so that a locked table or an
+ * unreachable server makes a request fail within seconds (503, see
+ * lib/server/http/outage.ts) instead of hanging. Timeouts of 0 mean no
+ * limit. Migrations run on their own connection (migrate-target.ts) and
+ * are not bound by these.
+ */
+export interface PgLimits {
+  statementTimeoutMs: number;
+  lockTimeoutMs: number;
+  /** Opening a connection, and waiting for a free one in a full pool (pg-pool uses one setting). */
+  connectTimeoutMs: number;
+  poolMax: number;
+}
+
+/** A transaction left idle this long (a crashed request mid-transaction) is ended, freeing its locks. */
+const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
+
+/** The pg pool configuration for a target (exported for tests). */
+export function pgPoolConfig(url: string, limits?: PgLimits): pg.PoolConfig {
+  if (!limits) return { connectionString: url };
+  return {
+    connectionString: url,
+    max: limits.poolMax,
+    connectionTimeoutMillis: limits.connectTimeoutMs,
+    // Sent as startup parameters: every pooled session has them, and a
+    // transaction's `SET LOCAL` can still raise them for one long statement.
+    statement_timeout: limits.statementTimeoutMs,
+    lock_timeout: limits.lockTimeoutMs,
+    idle_in_transaction_session_timeout: Math.max(
+      IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      limits.statementTimeoutMs,
+    ),
+    // A server that vanished without closing the socket is noticed.
+    keepAlive: true,
+  };
+}
 
 /**
  * Owner-only DATA_DIR before PGlite opens (data-dir-permissions.ts). `fixed`
@@ -94,7 +133,9 @@ export async function openDatabase(
   migrate: ApplyOptions = {},
 ): Promise<DbHandle> {
   if (target.kind === 'postgres') {
-    const client = new PrismaClient({ adapter: new PrismaPg({ connectionString: target.url }) });
+    const client = new PrismaClient({
+      adapter: new PrismaPg(pgPoolConfig(target.url, target.limits)),
+    });
     return {
       client,
       kind: 'postgres',

@@ -1,51 +1,88 @@
 import 'server-only';
-import { dbInfo, migrationStatus, pingDb } from '../db';
+import { db, dbInfo, migrationStatus, pingDb } from '../db';
 import { withTimeout } from '../queue/connection';
 import { getQueueStatus, type QueueStatus } from '../queue/status';
 
 /**
- * What /api/ready answers. Public, so it carries states and counts only: no
- * URLs, hosts or error texts that could leak credentials.
+ * What /api/ready answers. Public, so it carries states, counts and stable
+ * reason codes only: no URLs, hosts or error texts that could leak
+ * credentials.
  */
 export interface Readiness {
   status: 'ready' | 'degraded' | 'unready';
+  /** Why the status is not `ready`, one stable code each (empty when ready). */
+  reasons: ReadinessReason[];
   checks: {
     database: { ok: boolean; kind: 'postgres' | 'pglite' };
     migrations: { ok: boolean; applied: number | null; pending: string[] };
+    /** An enabled admin exists: without one nobody can administer the app (e.g. a restored backup). */
+    admin: { ok: boolean };
     redis: { ok: boolean };
-    queue: { waiting: number; outboxPending: number };
+    queue: { waiting: number; scheduled: number; outboxPending: number };
   };
 }
+
+export const READINESS_REASONS = {
+  database_unreachable: 'The database did not answer a trivial query in time.',
+  migrations_pending:
+    'Migrations are pending (or their state could not be read): run `npm run db:migrate`.',
+  no_enabled_admin: 'No enabled admin user exists: nobody can administer the app.',
+  admin_check_failed: 'Whether an enabled admin exists could not be read in time.',
+  redis_unreachable: 'Redis is unreachable: queued work waits in the outbox until it returns.',
+} as const;
+export type ReadinessReason = keyof typeof READINESS_REASONS;
 
 export interface ReadinessDeps {
   pingDb: () => Promise<boolean>;
   migrationStatus: () => Promise<{ applied: number; pending: string[] }>;
+  hasEnabledAdmin: () => Promise<boolean>;
   queueStatus: () => Promise<QueueStatus>;
   dbKind: 'postgres' | 'pglite';
 }
 
-const CHECK_TIMEOUT_MS = 2_000;
+/** Each dependency check gets this long: the endpoint answers within about this. */
+export const CHECK_TIMEOUT_MS = 2_000;
+
+const offline: QueueStatus = {
+  redis: 'offline',
+  waiting: 0,
+  scheduled: 0,
+  outboxScheduled: 0,
+  outboxPending: 0,
+  failed: 0,
+};
 
 /**
- * Ready when the database answers and no migration is pending. Redis down is
- * 'degraded', not 'unready': the app serves, and queued work waits in the
- * outbox until Redis returns.
+ * Unready (503) when the database does not answer, a migration is pending
+ * or no enabled admin exists. Redis down is 'degraded', not 'unready': the
+ * app serves, and queued work waits in the outbox until Redis returns. The
+ * Redis state comes from the shared queue status, which reports offline
+ * only after consecutive failed probes (queue/status.ts).
  */
 export async function buildReadiness(deps: ReadinessDeps): Promise<Readiness> {
-  const [dbOk, migrations, queue] = await Promise.all([
+  const [dbOk, migrations, admin, queue] = await Promise.all([
     withTimeout(deps.pingDb(), CHECK_TIMEOUT_MS, 'db_ping_timeout').catch(() => false),
     withTimeout(deps.migrationStatus(), CHECK_TIMEOUT_MS, 'migrations_timeout').catch(
       () => undefined,
     ),
-    deps
-      .queueStatus()
-      .catch((): QueueStatus => ({ redis: 'offline', waiting: 0, outboxPending: 0, failed: 0 })),
+    withTimeout(deps.hasEnabledAdmin(), CHECK_TIMEOUT_MS, 'admin_check_timeout').catch(
+      () => undefined,
+    ),
+    withTimeout(deps.queueStatus(), CHECK_TIMEOUT_MS, 'queue_status_timeout').catch(() => offline),
   ]);
   const migrationsOk = migrations !== undefined && migrations.pending.length === 0;
   const redisOk = queue.redis === 'online';
-  const status = !dbOk || !migrationsOk ? 'unready' : redisOk ? 'ready' : 'degraded';
+  const reasons: ReadinessReason[] = [];
+  if (!dbOk) reasons.push('database_unreachable');
+  if (!migrationsOk) reasons.push('migrations_pending');
+  // With the database down, "no admin" would only repeat that.
+  if (dbOk && admin === false) reasons.push('no_enabled_admin');
+  if (dbOk && admin === undefined) reasons.push('admin_check_failed');
+  const unready = reasons.length > 0;
+  if (!redisOk) reasons.push('redis_unreachable');
   return {
-    status,
+    status: unready ? 'unready' : redisOk ? 'ready' : 'degraded',
+    reasons,
     checks: {
       database: { ok: dbOk, kind: deps.dbKind },
       migrations: {
@@ -53,10 +90,26 @@ export async function buildReadiness(deps: ReadinessDeps): Promise<Readiness> {
         applied: migrations?.applied ?? null,
         pending: migrations?.pending ?? [],
       },
+      admin: { ok: admin === true },
       redis: { ok: redisOk },
-      queue: { waiting: queue.waiting, outboxPending: queue.outboxPending },
+      queue: {
+        waiting: queue.waiting,
+        scheduled: queue.scheduled,
+        outboxPending: queue.outboxPending,
+      },
     },
   };
+}
+
+/** True when at least one enabled user holds the admin role. */
+export async function hasEnabledAdmin(): Promise<boolean> {
+  const client = await db();
+  // Raw SQL: the PGlite adapter rejects Prisma's `has` filter on enum arrays.
+  const [row] = await client.$queryRaw<{ ok: boolean }[]>`
+    SELECT EXISTS (
+      SELECT 1 FROM "User" WHERE 'admin'::"Role" = ANY(roles) AND NOT disabled
+    ) AS ok`;
+  return row?.ok === true;
 }
 
 /** The readiness of this process. */
@@ -64,12 +117,14 @@ export function getReadiness(): Promise<Readiness> {
   return buildReadiness({
     pingDb: () => pingDb(CHECK_TIMEOUT_MS),
     migrationStatus,
-    queueStatus: getQueueStatus,
+    hasEnabledAdmin,
+    // Readiness waits for a fresh probe (the header does not).
+    queueStatus: () => getQueueStatus({ maxWaitMs: Number.POSITIVE_INFINITY }),
     dbKind: dbInfo().kind,
   });
 }
 
-/** 503 only when the app cannot serve: database down or schema behind. */
+/** 503 only when the app cannot serve: database down, schema behind, or no admin. */
 export function readinessHttpStatus(r: Readiness): 200 | 503 {
   return r.status === 'unready' ? 503 : 200;
 }

@@ -26,7 +26,8 @@ export async function getSystemStatus(): Promise<SystemStatus> {
   const [ok, migrations, queue, extra] = await Promise.all([
     pingDb(TIMEOUT_MS),
     withTimeout(migrationStatus(), TIMEOUT_MS, 'migrations_timeout').catch(() => null),
-    getQueueStatus(),
+    // /status shows a fresh probe (the header badge shows the last reading).
+    getQueueStatus({ maxWaitMs: Number.POSITIVE_INFINITY }),
     withTimeout(readDbExtras(), TIMEOUT_MS, 'status_timeout').catch(() => ({
       heartbeat: null,
       housekeeping: null,

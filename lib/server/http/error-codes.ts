@@ -50,6 +50,21 @@ export const ERROR_CODES = {
     'A string or member name holds U+0000, which the store cannot keep; `details.path` says where.',
   ),
   internal: code(500, 'any', 'A failure on the server; logged, never detailed.'),
+  database_unavailable: code(
+    503,
+    'any',
+    'The database cannot be reached, or no connection came free in time; `Retry-After` says when to try again.',
+  ),
+  database_timeout: code(
+    503,
+    'any',
+    'A database statement ran past its time limit or waited too long for a lock; `Retry-After` says when to try again.',
+  ),
+  queue_unavailable: code(
+    503,
+    'any',
+    'The job queue (Redis) cannot be reached; `Retry-After` says when to try again.',
+  ),
   // Approvals: intake (POST /api/v1/approvals) and long-poll
   identity_invalid: code(
     400,

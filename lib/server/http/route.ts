@@ -8,6 +8,7 @@ import { getCurrentUser, type SessionUser } from '@/lib/server/auth/session';
 import { moduleLogger } from '@/lib/server/logger';
 import { AppError, forbidden, unauthenticated } from './api-error';
 import { authenticateHost, type HostPrincipal } from './host-auth';
+import { classifyOutage, OUTAGE_MESSAGES, RETRY_AFTER_S } from './outage';
 import { DEFAULT_MAX_BODY_BYTES, readBodyBytes, readJsonBody, readJsonText } from './read-body';
 
 /**
@@ -135,6 +136,8 @@ function toResponse(result: Result): Response {
  */
 export function errorToResponse(err: unknown, req?: Request): Response {
   if (err instanceof AppError && err.status < 500) return err.toResponse();
+  const outage = outageResponse(err, req);
+  if (outage) return outage;
   const prismaCode = (err as { code?: unknown; name?: string })?.code;
   if ((err as { name?: string })?.name === 'PrismaClientKnownRequestError') {
     if (prismaCode === 'P2025') return new AppError('not_found', 'Not found.').toResponse();
@@ -144,4 +147,25 @@ export function errorToResponse(err: unknown, req?: Request): Response {
   const url = req ? new URL(req.url) : null;
   log.error({ err, method: req?.method, path: url?.pathname }, 'unhandled error in route');
   return new AppError('internal', 'Something went wrong on our side.').toResponse();
+}
+
+/**
+ * A database or queue outage (outage.ts) is a 503 with `Retry-After`, logged
+ * as a warning: the dependency is at fault, not the code.
+ */
+function outageResponse(err: unknown, req?: Request): Response | null {
+  const code = classifyOutage(err);
+  if (!code) return null;
+  log.warn(
+    {
+      code,
+      err: err instanceof Error ? err.message : String(err),
+      method: req?.method,
+      path: req ? new URL(req.url).pathname : undefined,
+    },
+    'dependency unavailable',
+  );
+  const message =
+    err instanceof AppError && err.code === code ? err.message : OUTAGE_MESSAGES[code];
+  return new AppError(code, message).toResponse({ 'retry-after': String(RETRY_AFTER_S[code]) });
 }

@@ -1,5 +1,5 @@
 import 'server-only';
-import { deliverAttempt } from '../webhooks/deliveries';
+import { deliverAttempt, recordFailedAttempt } from '../webhooks/deliveries';
 import { jobDefinitions } from './definitions';
 import { withHandler } from './runnable';
 
@@ -7,9 +7,17 @@ import { withHandler } from './runnable';
  * One attempt of a callback delivery. Retries are not BullMQ's: a failed
  * attempt writes the next one as an outbox row due after the policy's delay
  * (webhooks/policy.ts), so the schedule survives restarts and Redis outages,
- * and the delivery log shows when the next attempt is due. A throw here
- * (database down) is retried by BullMQ; the attempt number keeps it once.
+ * and the delivery log shows when the next attempt is due. Anything the
+ * attempt throws is recorded as a failed attempt with its error (it counts
+ * toward auto-disable and shows in the log; a delivery never stays pending
+ * with no attempt and no error). Only when that cannot be written either
+ * (database down) does the job throw, and BullMQ runs it again; the attempt
+ * number keeps it once.
  */
 export const webhooksDeliverJob = withHandler(jobDefinitions['webhooks.deliver'], async (p) => {
-  await deliverAttempt(p.deliveryId, p.attempt, p.manual);
+  try {
+    await deliverAttempt(p.deliveryId, p.attempt, p.manual);
+  } catch (err) {
+    if (!(await recordFailedAttempt(p.deliveryId, p.attempt, p.manual, err))) throw err;
+  }
 });

@@ -54,6 +54,18 @@ function create() {
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     }),
+    webhookAttempts: new Counter({
+      name: 'checkpoint_webhook_attempts_total',
+      help: `Recorded webhook attempts (callbacks and resolver consultations), by endpoint kind and outcome: delivered, failed (the request failed or was refused), not_sent (failed before any request, e.g. a signing secret this process cannot decrypt) ${PER_PROCESS}.`,
+      labelNames: ['kind', 'outcome'] as const,
+      registers,
+    }),
+    webhooksAutoDisabled: new Counter({
+      name: 'checkpoint_webhooks_auto_disabled_total',
+      help: `Webhook endpoints switched off after consecutive failed attempts, by kind ${PER_PROCESS}.`,
+      labelNames: ['kind'] as const,
+      registers,
+    }),
     signInThrottled: new Counter({
       name: 'checkpoint_sign_in_throttled_total',
       help: `Sign-in attempts refused by the back-off, by the scope that refused (pair = account and client, client, account) ${PER_PROCESS}.`,
@@ -74,6 +86,16 @@ function create() {
     approvalsPending: gauge(
       'checkpoint_approvals_pending',
       'Approval tickets waiting for a decision.',
+    ),
+    webhookDeliveries: gauge(
+      'checkpoint_webhook_deliveries',
+      'Webhook deliveries stored (all processes), by endpoint kind and status (pending, delivered, failed, dead).',
+      ['kind', 'status'],
+    ),
+    webhooksDisabled: gauge(
+      'checkpoint_webhooks_disabled',
+      'Webhook endpoints switched off by failures or a failed self-test (not by an admin), by kind.',
+      ['kind'],
     ),
     outboxBacklog: gauge('checkpoint_outbox_backlog', 'Outbox rows not yet handed to the queue.'),
     queueDepth: gauge(

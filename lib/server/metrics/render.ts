@@ -2,6 +2,7 @@ import 'server-only';
 import { db } from '@/lib/server/db';
 import { getQueueStatus } from '@/lib/server/queue/status';
 import { checkpointMetrics } from './registry';
+import { setWebhookGauges } from './webhooks';
 
 /** The Prometheus text exposition format (0.0.4) that `renderMetrics` writes. */
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -17,6 +18,7 @@ export async function renderMetrics(): Promise<string> {
   const [tickets, queue] = await Promise.all([
     prisma.approvalTicket.groupBy({ by: ['status'], _count: { _all: true } }),
     getQueueStatus(),
+    setWebhookGauges(prisma),
   ]);
   const byStatus = new Map(tickets.map((t) => [String(t.status), t._count._all]));
   const n = (s: string) => byStatus.get(s) ?? 0;

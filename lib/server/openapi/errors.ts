@@ -61,12 +61,21 @@ const STATUS_TEXT: Record<number, string> = {
   415: 'Unsupported media type',
   422: 'Unprocessable',
   500: 'Internal error',
+  503: 'Unavailable (a dependency; retry after `Retry-After`)',
 };
 
 /** The 401 of a host route also says how to authenticate (RFC 6750). */
 const WWW_AUTHENTICATE = {
   'WWW-Authenticate': {
     description: 'Always `Bearer realm="checkpoint"`.',
+    schema: { type: 'string' },
+  },
+};
+
+/** A 503 (a database or queue outage) always says when to retry. */
+const RETRY_AFTER = {
+  'Retry-After': {
+    description: 'Seconds to wait before retrying.',
     schema: { type: 'string' },
   },
 };
@@ -90,6 +99,7 @@ export function errorResponses(codes: readonly ErrorCode[]): Record<string, Json
     out[String(status)] = {
       description: `${STATUS_TEXT[status] ?? 'Error'}: ${list.map((c) => `\`${c}\``).join(', ')}.`,
       ...(status === 401 ? { headers: WWW_AUTHENTICATE } : {}),
+      ...(status === 503 ? { headers: RETRY_AFTER } : {}),
       content: { 'application/json': { schema: { $ref: componentRef('Error') }, examples } },
     };
   }

@@ -27,8 +27,17 @@ export const NO_STORE = {
   'Cache-Control': { description: 'Always `no-store`.', schema: { type: 'string' } },
 };
 
-/** Every host route: the key is checked first; anything unexpected is a bare 500. */
-export const HOST_AUTH: readonly ErrorCode[] = ['unauthenticated', 'internal'];
+/**
+ * Every host route: the key is checked first (in the database: with it
+ * unreachable or too slow, 503 with `Retry-After`); anything unexpected is a
+ * bare 500.
+ */
+export const HOST_AUTH: readonly ErrorCode[] = [
+  'unauthenticated',
+  'internal',
+  'database_unavailable',
+  'database_timeout',
+];
 /** What the one JSON body reader (read-body.ts) and route()'s zod parse refuse. */
 export const JSON_BODY: readonly ErrorCode[] = [
   'request_invalid',

@@ -1,5 +1,5 @@
 import 'server-only';
-import { Queue } from 'bullmq';
+import { type JobState, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type JobDefinitions, jobDefinitions } from '../jobs/definitions';
 import { type Logger, moduleLogger } from '../logger';
@@ -29,6 +29,11 @@ export interface QueueCounts {
   waiting: number;
   active: number;
   failed: number;
+}
+
+export interface JobLookup {
+  state: JobState | 'unknown';
+  failedReason?: string;
 }
 
 export class QueueUnavailableError extends Error {
@@ -83,6 +88,26 @@ export class JobQueue {
         timeoutMs,
         'queue_add_timeout',
       );
+    } catch (err) {
+      throw new QueueUnavailableError(err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  /**
+   * Where the job with this id is: a BullMQ state, or 'unknown' when Redis
+   * holds no such job (never added, removed, or lost with Redis's data). A
+   * failed job comes with its reason. QueueUnavailableError after `timeoutMs`.
+   */
+  async jobState(jobId: string, timeoutMs = DEFAULT_ADD_TIMEOUT_MS): Promise<JobLookup> {
+    try {
+      const state = await withTimeout(
+        this.queue.getJobState(jobId),
+        timeoutMs,
+        'queue_state_timeout',
+      );
+      if (state !== 'failed') return { state };
+      const job = await withTimeout(this.queue.getJob(jobId), timeoutMs, 'queue_state_timeout');
+      return { state, failedReason: job?.failedReason ?? 'failed' };
     } catch (err) {
       throw new QueueUnavailableError(err instanceof Error ? err.message : String(err));
     }

@@ -4,12 +4,15 @@ import { housekeepingDedupeKey } from '../jobs/definitions';
 import { type Logger, moduleLogger } from '../logger';
 import { enqueueInTx, onRelayNudge } from './outbox';
 import type { JobQueue } from './queues';
+import { type ReconcileResult, reconcileDispatched } from './reconcile';
 
 /**
  * Moves due OutboxEvent rows to BullMQ (jobId = dedupeKey) and marks them
  * dispatched. Several relays may run at once (app and `npm run worker`):
  * rows are claimed with FOR UPDATE SKIP LOCKED and a short lease, and a row
  * relayed twice after a crash is still one job thanks to its jobId.
+ * Dispatched is not done: on its own schedule the relay also re-adds the
+ * jobs of dispatched rows that Redis has lost (./reconcile.ts).
  */
 
 export interface RelayOptions {
@@ -22,8 +25,16 @@ export interface RelayOptions {
   leaseMs?: number;
   /** Propose a housekeeping run every interval (the app's relays do). */
   scheduleHousekeeping?: boolean;
+  /** How often dispatched, unsettled rows are checked against Redis; 0 never. */
+  reconcileIntervalMs?: number;
+  /** A dispatched row is checked once it has not settled for this long. */
+  reconcileLeaseMs?: number;
   log?: Logger;
 }
+
+/** Defaults of the check for jobs Redis has lost (./reconcile.ts). */
+export const RECONCILE_INTERVAL_MS = 30_000;
+export const RECONCILE_LEASE_MS = 30_000;
 
 export interface RelayResult {
   claimed: number;
@@ -50,6 +61,8 @@ export class OutboxRelay {
   private readonly o: Required<Omit<RelayOptions, 'db' | 'queue' | 'log'>>;
   private readonly log: Logger;
   private timer: NodeJS.Timeout | undefined;
+  private reconcileTimer: NodeJS.Timeout | undefined;
+  private reconciling: Promise<ReconcileResult> | undefined;
   private running: Promise<RelayResult> | undefined;
   private again = false;
   private stopped = false;
@@ -67,6 +80,8 @@ export class OutboxRelay {
       addTimeoutMs: opts.addTimeoutMs ?? 2_000,
       leaseMs: opts.leaseMs ?? 30_000,
       scheduleHousekeeping: opts.scheduleHousekeeping ?? false,
+      reconcileIntervalMs: opts.reconcileIntervalMs ?? RECONCILE_INTERVAL_MS,
+      reconcileLeaseMs: opts.reconcileLeaseMs ?? RECONCILE_LEASE_MS,
     };
   }
 
@@ -77,6 +92,53 @@ export class OutboxRelay {
     this.timer.unref();
     this.unregister = onRelayNudge(() => this.nudge());
     this.nudge();
+    if (this.o.reconcileIntervalMs > 0) {
+      this.reconcileTimer = setInterval(() => {
+        this.reconcileOnce().catch((err) => {
+          if (!this.failing) this.log.error({ err: errText(err) }, 'relay reconcile failed');
+        });
+      }, this.o.reconcileIntervalMs);
+      this.reconcileTimer.unref();
+    }
+  }
+
+  /**
+   * Checks dispatched rows that have not settled within the lease against
+   * Redis, and adds the jobs it lost again (./reconcile.ts). One check at a
+   * time per relay; a call during one returns that one's result.
+   */
+  reconcileOnce(): Promise<ReconcileResult> {
+    this.reconciling ??= this.reconcileLoop().finally(() => {
+      this.reconciling = undefined;
+    });
+    return this.reconciling;
+  }
+
+  private async reconcileLoop(): Promise<ReconcileResult> {
+    const total: ReconcileResult = {
+      checked: 0,
+      redispatched: 0,
+      settled: 0,
+      live: 0,
+      offline: false,
+    };
+    for (;;) {
+      const r = await reconcileDispatched({
+        db: this.db,
+        queue: this.queue,
+        leaseMs: this.o.reconcileLeaseMs,
+        batchSize: this.o.batchSize,
+        timeoutMs: this.o.addTimeoutMs,
+        log: this.log,
+      });
+      total.checked += r.checked;
+      total.redispatched += r.redispatched;
+      total.settled += r.settled;
+      total.live += r.live;
+      total.offline ||= r.offline;
+      // Checked rows move a lease ahead, so a full batch means more are due.
+      if (r.offline || r.checked < this.o.batchSize || this.stopped) return total;
+    }
   }
 
   /** Runs soon; errors are logged, never thrown (a timer calls this). */
@@ -114,9 +176,12 @@ export class OutboxRelay {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.reconcileTimer) clearInterval(this.reconcileTimer);
     this.timer = undefined;
+    this.reconcileTimer = undefined;
     this.unregister?.();
     await this.running?.catch(() => {});
+    await this.reconciling?.catch(() => {});
   }
 
   private async loop(): Promise<RelayResult> {

@@ -6,6 +6,7 @@ import { type JobRegistry, jobRegistry } from '../jobs/handlers';
 import { type Logger, moduleLogger } from '../logger';
 import { closeRedis, createRedisConnection, withTimeout } from './connection';
 import type { QueueTarget } from './queues';
+import { settleOutboxRow } from './reconcile';
 
 /** AppSetting key of the worker heartbeat shown on /status. */
 export const WORKER_HEARTBEAT_KEY = 'worker.heartbeat';
@@ -39,6 +40,9 @@ export interface ProcessResult {
  * the definition's schema: Redis content is not trusted. An unknown name or a payload its schema
  * rejects is logged and dropped (completed without effect): retrying cannot
  * fix it, and it must not stop the jobs behind it.
+ * Once the handler has run (or the job is dropped) the job's outbox row is
+ * settled, before BullMQ hears of it: should Redis lose the job after this,
+ * PostgreSQL already knows the work is done and nothing runs it again.
  */
 export async function processJob(
   job: Pick<Job, 'name' | 'data' | 'id' | 'attemptsMade'>,
@@ -48,6 +52,7 @@ export async function processJob(
   const def = Object.hasOwn(deps.registry, job.name) ? deps.registry[job.name] : undefined;
   if (!def) {
     log.error({ code: 'job_unknown' }, 'dropping job with unknown name');
+    await settle(deps, job, log, 'job_unknown');
     return { dropped: 'job_unknown' };
   }
   const parsed = def.schema.safeParse(job.data);
@@ -55,6 +60,7 @@ export async function processJob(
     // Paths and messages only: the payload itself may hold anything.
     const issues = parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
     log.error({ code: 'job_payload_invalid', issues }, 'dropping job with invalid payload');
+    await settle(deps, job, log, 'job_payload_invalid');
     return { dropped: 'job_payload_invalid' };
   }
   await def.handler(parsed.data, {
@@ -63,7 +69,28 @@ export async function processJob(
     jobId: String(job.id),
     attempt: job.attemptsMade + 1,
   });
+  await settle(deps, job, log);
   return {};
+}
+
+/**
+ * Settles the job's outbox row. A failed write is only logged: the job did
+ * its work, and the relay's check settles the row later from the job's
+ * completed state in Redis (or, should Redis lose that too, runs the
+ * idempotent handler once more).
+ */
+async function settle(
+  deps: { db: PrismaClient },
+  job: Pick<Job, 'id'>,
+  log: Logger,
+  failure?: string,
+): Promise<void> {
+  if (job.id === undefined) return;
+  try {
+    await settleOutboxRow(deps.db, String(job.id), failure);
+  } catch (err) {
+    log.warn({ err: err instanceof Error ? err.message : String(err) }, 'outbox settle failed');
+  }
 }
 
 export interface JobWorker {
@@ -95,12 +122,16 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
     if (redis.status !== 'ready') return;
     log.warn({ err: err.message }, 'worker error');
   });
-  worker.on('failed', (job, err) =>
+  worker.on('failed', (job, err) => {
     log.warn(
       { jobName: job?.name, jobId: job?.id, attemptsMade: job?.attemptsMade, err: err.message },
       'job failed',
-    ),
-  );
+    );
+    // After its last attempt the job is given up: so is its outbox row.
+    if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) {
+      void settle({ db: opts.db }, job, log, err.message);
+    }
+  });
 
   const heartbeatMs = opts.heartbeatMs ?? 15_000;
   let beat: NodeJS.Timeout | undefined;

@@ -1,16 +1,18 @@
 import 'server-only';
 import type { Prisma, PrismaClient } from '@/lib/generated/prisma/client';
 import { deliverDedupeKey } from '../jobs/definitions';
-import type { PostResult } from '../net/http-post';
+import { countWebhookAttempt, countWebhookAutoDisabled } from '../metrics/webhooks';
 import { enqueueInTx, nudgeRelay } from '../queue/outbox';
 import { webhookPolicy } from './policy';
+import type { AttemptResult } from './post-signed';
 
 export interface AttemptRecord {
   deliveryId: string;
   webhookId: string;
   hostId: string;
   attempt: number;
-  result: PostResult;
+  /** A request's outcome, or a failure before any request (`notSent`): both are attempts. */
+  result: AttemptResult;
   /** Schedule the next attempt (callbacks that have attempts left). */
   retry: boolean;
   /** Resolver consultations are final: `failed` rather than pending a retry. */
@@ -41,14 +43,14 @@ export async function enqueueAttempt(
  * failure streak in one transaction. The update is conditional on the
  * attempt count, so a duplicate job cannot record twice. N consecutive
  * failures disable the endpoint and leave an AuditEvent that the host page
- * shows as a banner.
+ * shows as a banner. Every recorded attempt is counted in the metrics.
  */
 export async function recordAttempt(prisma: PrismaClient, a: AttemptRecord): Promise<void> {
   const policy = webhookPolicy();
   const r = a.result;
   const delay = policy.retryDelaysMs[a.attempt - 1] ?? 0;
   const next = a.retry ? new Date(Date.now() + delay) : null;
-  await prisma.$transaction(async (tx) => {
+  const counted = await prisma.$transaction(async (tx) => {
     const updated = await tx.webhookDelivery.updateMany({
       where: { id: a.deliveryId, attempts: a.attempt - 1 },
       data: {
@@ -61,11 +63,15 @@ export async function recordAttempt(prisma: PrismaClient, a: AttemptRecord): Pro
         nextAttemptAt: next,
       },
     });
-    if (updated.count === 0) return;
+    if (updated.count === 0) return null;
     if (next) await enqueueAttempt(tx, a.deliveryId, a.attempt + 1, { at: next });
     if (r.ok) {
-      await tx.webhook.update({ where: { id: a.webhookId }, data: { consecutiveFailures: 0 } });
-      return;
+      const { kind } = await tx.webhook.update({
+        where: { id: a.webhookId },
+        data: { consecutiveFailures: 0 },
+        select: { kind: true },
+      });
+      return { kind, disabled: false };
     }
     const hook = await tx.webhook.update({
       where: { id: a.webhookId },
@@ -87,7 +93,13 @@ export async function recordAttempt(prisma: PrismaClient, a: AttemptRecord): Pro
           details: { webhookId: a.webhookId, kind: hook.kind, reason },
         },
       });
+      return { kind: hook.kind, disabled: true };
     }
+    return { kind: hook.kind, disabled: false };
   });
+  if (counted) {
+    countWebhookAttempt(counted.kind, r.ok ? 'delivered' : r.notSent ? 'not_sent' : 'failed');
+    if (counted.disabled) countWebhookAutoDisabled(counted.kind);
+  }
   if (next) nudgeRelay();
 }

@@ -3,15 +3,12 @@ import type { Prisma } from '@/lib/generated/prisma/client';
 import { db } from '../db';
 import { isUuid } from '../hosts/admin-actor';
 import { moduleLogger } from '../logger';
-import { postWebhook } from '../net/http-post';
-import { guardOptionsFromConfig } from '../net/ssrf';
 import { nudgeRelay } from '../queue/outbox';
 import { enqueueAttempt, recordAttempt } from './attempts';
 import { WebhookError } from './errors';
 import { callbackMessageId, callbackPayload, RESOLVED_EVENT } from './payload';
 import { maxAttempts } from './policy';
-import { activeSecrets } from './secrets';
-import { signedHeaders } from './signing';
+import { attemptErrorText, postSigned } from './post-signed';
 
 const log = moduleLogger('webhooks');
 
@@ -105,14 +102,14 @@ export async function deliverAttempt(
     });
     return 'skipped';
   }
-  const body = JSON.stringify(d.payload);
-  const secrets = await activeSecrets(prisma, d.webhook.id);
-  const res = await postWebhook({
+  // A secret this process cannot decrypt (another APP_ENCRYPTION_KEY, a
+  // tampered row) is a failed attempt with its error, like a refused request.
+  const res = await postSigned(prisma, {
+    webhookId: d.webhook.id,
+    messageId: d.messageId,
     url: d.webhook.url,
-    body,
-    headers: { ...signedHeaders(secrets, d.messageId, body) },
+    body: JSON.stringify(d.payload),
     timeoutMs: Math.min(d.webhook.timeoutMs, CALLBACK_TIMEOUT_MS),
-    guard: guardOptionsFromConfig(),
   });
   const retry = !res.ok && !manual && attempt < maxAttempts();
   await recordAttempt(prisma, {
@@ -123,8 +120,51 @@ export async function deliverAttempt(
     result: res,
     retry,
   });
-  if (!res.ok) log.info({ deliveryId, attempt, error: res.error }, 'webhook attempt failed');
+  if (!res.ok) {
+    log[res.notSent ? 'warn' : 'info'](
+      { deliveryId, attempt, error: res.error },
+      'webhook attempt failed',
+    );
+  }
   return res.ok ? 'sent' : 'failed';
+}
+
+/**
+ * The job's last resort (jobs/webhooks-deliver.ts): `deliverAttempt` threw
+ * before recording its attempt, so the attempt is recorded here as failed,
+ * with the error, retried on the policy's schedule and counted toward
+ * auto-disable. Returns false when it could not be recorded either (the
+ * database is away): the job then throws and BullMQ runs it again.
+ */
+export async function recordFailedAttempt(
+  deliveryId: string,
+  attempt: number,
+  manual: boolean,
+  err: unknown,
+): Promise<boolean> {
+  try {
+    const prisma = await db();
+    const d = await prisma.webhookDelivery.findUnique({
+      where: { id: deliveryId },
+      select: { attempts: true, webhook: { select: { id: true, hostId: true } } },
+    });
+    // Gone, or the attempt was recorded after all: nothing is owed.
+    if (!d || d.attempts !== attempt - 1) return true;
+    // Where it threw is unknown (the request may have gone out): not `notSent`.
+    const error = attemptErrorText(err, 'attempt_error');
+    await recordAttempt(prisma, {
+      deliveryId,
+      webhookId: d.webhook.id,
+      hostId: d.webhook.hostId,
+      attempt,
+      result: { ok: false, latencyMs: 0, error },
+      retry: !manual && attempt < maxAttempts(),
+    });
+    log.warn({ deliveryId, attempt, error }, 'webhook attempt threw; recorded as failed');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Manual redelivery from the delivery log: one more attempt, now, with the same webhook-id. */

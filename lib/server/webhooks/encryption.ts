@@ -1,13 +1,12 @@
 import 'server-only';
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { readOrCreateSecret } from '../auth/secret';
-import { config } from '../config';
+import { sharedSecret } from '../auth/secret';
 
 /**
  * Webhook signing secrets are stored encrypted (AES-256-GCM) with a key
- * derived from APP_ENCRYPTION_KEY, or from one generated into DATA_DIR the
- * way the auth secret is: a database dump alone does not reveal them.
+ * derived from APP_ENCRYPTION_KEY (required with DATABASE_URL, generated into
+ * DATA_DIR for the embedded database; auth/secret.ts : sharedSecret): a
+ * database dump alone does not reveal them.
  */
 
 const PREFIX = 'enc1';
@@ -15,12 +14,20 @@ let cachedKey: Buffer | undefined;
 
 function key(): Buffer {
   if (cachedKey) return cachedKey;
-  const cfg = config();
-  const material =
-    cfg.APP_ENCRYPTION_KEY ?? readOrCreateSecret(path.join(cfg.dataDir, 'encryption-key'));
   // HKDF with a purpose label: the same material could later key other things.
-  cachedKey = Buffer.from(hkdfSync('sha256', material, '', 'checkpoint webhook secrets v1', 32));
+  cachedKey = Buffer.from(
+    hkdfSync('sha256', sharedSecret('APP_ENCRYPTION_KEY'), '', 'checkpoint webhook secrets v1', 32),
+  );
   return cachedKey;
+}
+
+/**
+ * A stored secret this process cannot read: tampered, truncated, or
+ * encrypted under another APP_ENCRYPTION_KEY. `code` is what the delivery log
+ * shows for the attempt it stopped.
+ */
+export class SecretDecryptError extends Error {
+  readonly code = 'signing_secret_unreadable';
 }
 
 export function encryptSecret(plain: string): string {
@@ -33,15 +40,24 @@ export function encryptSecret(plain: string): string {
     .join(':');
 }
 
-/** Throws when the value was not produced with this key (tampered, or the key changed). */
+/** Throws SecretDecryptError when the value was not produced with this key (tampered, or the key changed). */
 export function decryptSecret(stored: string): string {
   const [prefix, iv, tag, ct] = stored.split(':');
   if (prefix !== PREFIX || !iv || !tag || ct === undefined) {
-    throw new Error('webhook secret is not in the encrypted format');
+    throw new SecretDecryptError('the stored webhook secret is not in the encrypted format');
   }
-  const decipher = createDecipheriv('aes-256-gcm', key(), Buffer.from(iv, 'base64url'));
-  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-  return Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()]).toString(
-    'utf8',
-  );
+  const k = key();
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', k, Buffer.from(iv, 'base64url'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([
+      decipher.update(Buffer.from(ct, 'base64url')),
+      decipher.final(),
+    ]).toString('utf8');
+  } catch (err) {
+    // GCM only says "Unsupported state or unable to authenticate data": say what it means here.
+    throw new SecretDecryptError(
+      `the stored webhook secret cannot be decrypted with this process's APP_ENCRYPTION_KEY (${err instanceof Error ? err.message : String(err)})`,
+    );
+  }
 }

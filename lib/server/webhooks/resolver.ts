@@ -7,12 +7,9 @@ import { storedContext } from '../approvals/stored-context';
 import { db } from '../db';
 import { findNulCharacter } from '../http/nul-character';
 import { moduleLogger } from '../logger';
-import { postWebhook } from '../net/http-post';
-import { guardOptionsFromConfig } from '../net/ssrf';
 import { recordAttempt } from './attempts';
 import { RESOLVE_REQUEST_EVENT } from './payload';
-import { activeSecrets } from './secrets';
-import { signedHeaders } from './signing';
+import { postSigned } from './post-signed';
 
 const log = moduleLogger('webhooks-resolver');
 
@@ -105,14 +102,13 @@ async function consult(ticketId: string): Promise<ConsultResult> {
   });
   if (created.count === 0 && row.attempts > 0) return { outcome: 'skipped' };
 
-  const body = JSON.stringify(request);
-  const secrets = await activeSecrets(prisma, hook.id);
-  const res = await postWebhook({
+  // Never throws: a secret this process cannot decrypt is a failed consultation, recorded.
+  const res = await postSigned(prisma, {
+    webhookId: hook.id,
+    messageId,
     url: hook.url,
-    body,
-    headers: { ...signedHeaders(secrets, messageId, body) },
+    body: JSON.stringify(request),
     timeoutMs: Math.min(hook.timeoutMs, phaseLeftMs),
-    guard: guardOptionsFromConfig(),
     requireWholeBody: true,
   });
   const result = res.ok

@@ -1,0 +1,124 @@
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { JobContext } from '@/lib/server/jobs/runnable';
+import { webhooksDeliverJob } from '@/lib/server/jobs/webhooks-deliver';
+import { checkpointMetrics } from '@/lib/server/metrics/registry';
+import { createCallbackDelivery } from '@/lib/server/webhooks/deliveries';
+import { listDeliveries, webhookAlerts } from '@/lib/server/webhooks/delivery-log';
+import { setWebhookPolicy } from '@/lib/server/webhooks/policy';
+import { saveWebhook } from '@/lib/server/webhooks/webhooks';
+import { closeTestDb, testDb, truncateAll } from './helpers/db';
+import { waitFor } from './helpers/queue';
+import { decidedTicket, makeHost, Receiver, startPipeline } from './webhooks-fixtures';
+
+/**
+ * Issue 17, item 1: an attempt that fails before (or around) the request is
+ * still an attempt: recorded with its error, retried on the schedule,
+ * counted toward auto-disable and in the metrics. Before, the job threw and
+ * the delivery stayed `pending` with 0 attempts and no error.
+ */
+
+vi.hoisted(() => {
+  process.env.WEBHOOKS_ALLOW_HTTP_LOOPBACK = 'true';
+});
+
+const cleanups: (() => Promise<void>)[] = [];
+
+async function callbackHost(name: string) {
+  const receiver = new Receiver();
+  await receiver.start();
+  cleanups.push(() => receiver.stop());
+  const hostId = await makeHost(name);
+  const saved = await saveWebhook({ hostId, kind: 'callback', url: `${receiver.url}/hook` }, null);
+  return { receiver, hostId, webhookId: saved.webhook.id };
+}
+
+async function counter(
+  name: 'webhookAttempts' | 'webhooksAutoDisabled',
+  labels: Record<string, string>,
+) {
+  const metric = await checkpointMetrics()[name].get();
+  const values = metric.values as { labels: Record<string, unknown>; value: number }[];
+  const v = values.find((x) => Object.entries(labels).every(([k, val]) => x.labels[k] === val));
+  return v?.value ?? 0;
+}
+
+describe('webhook attempts that fail before the request (issue 17)', () => {
+  beforeEach(truncateAll);
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+    setWebhookPolicy(null);
+  });
+  afterAll(closeTestDb);
+
+  it('an undecryptable secret: every attempt recorded with the error, retried, then the endpoint disabled and counted', async () => {
+    setWebhookPolicy({ retryDelaysMs: [20, 20, 20, 20], disableAfterFailures: 3 });
+    const { receiver, hostId, webhookId } = await callbackHost('undecryptable');
+    const prisma = await testDb();
+    const [s] = await prisma.webhookSecret.findMany({ where: { webhookId } });
+    const parts = s.secret.split(':');
+    parts[2] = (parts[2][0] === 'A' ? 'B' : 'A') + parts[2].slice(1); // the GCM tag
+    await prisma.webhookSecret.update({ where: { id: s.id }, data: { secret: parts.join(':') } });
+    const notSentBefore = await counter('webhookAttempts', {
+      kind: 'callback',
+      outcome: 'not_sent',
+    });
+    const disabledBefore = await counter('webhooksAutoDisabled', { kind: 'callback' });
+
+    const pipe = await startPipeline();
+    cleanups.push(() => pipe.stop());
+    await decidedTicket(hostId);
+    const [alert] = await waitFor(async () => {
+      const a = await webhookAlerts(hostId);
+      return a.length ? a : null;
+    });
+    expect(alert.disabledReason).toContain(
+      '3 consecutive failed deliveries (last: signing_secret_unreadable:',
+    );
+    const hook = await prisma.webhook.findUniqueOrThrow({ where: { id: webhookId } });
+    expect(hook).toMatchObject({ enabled: false, consecutiveFailures: 3 });
+    expect(receiver.received).toHaveLength(0);
+    expect(await counter('webhookAttempts', { kind: 'callback', outcome: 'not_sent' })).toBe(
+      notSentBefore + 3,
+    );
+    expect(await counter('webhooksAutoDisabled', { kind: 'callback' })).toBe(disabledBefore + 1);
+    // The log shows what happened: three attempts, then parked by the disable.
+    const [row] = await waitFor(async () => {
+      const rows = await listDeliveries(hostId);
+      return rows[0]?.status === 'dead' ? rows : null;
+    });
+    expect(row).toMatchObject({ attempts: 3, lastError: 'webhook_disabled' });
+  });
+
+  it('an exception around the request (here: recording it fails once) is recorded as a failed attempt, not a silent pending', async () => {
+    const { receiver, hostId } = await callbackHost('throws-once');
+    const ticketId = await decidedTicket(hostId);
+    const deliveryId = (await createCallbackDelivery(ticketId)) as string;
+    const prisma = await testDb();
+    // A sequence is not rolled back with the failed transaction: exactly the first update fails.
+    await prisma.$executeRawUnsafe('CREATE SEQUENCE ck_fail_once_seq');
+    await prisma.$executeRawUnsafe(`
+      CREATE FUNCTION ck_fail_once() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF nextval('ck_fail_once_seq') = 1 THEN RAISE EXCEPTION 'injected failure'; END IF;
+        RETURN NEW;
+      END $$`);
+    await prisma.$executeRawUnsafe(`
+      CREATE TRIGGER ck_fail_once BEFORE UPDATE ON "WebhookDelivery"
+        FOR EACH ROW EXECUTE FUNCTION ck_fail_once()`);
+    try {
+      await webhooksDeliverJob.handler({ deliveryId, attempt: 1, manual: false }, {} as JobContext);
+    } finally {
+      await prisma.$executeRawUnsafe('DROP TRIGGER ck_fail_once ON "WebhookDelivery"');
+      await prisma.$executeRawUnsafe('DROP FUNCTION ck_fail_once()');
+      await prisma.$executeRawUnsafe('DROP SEQUENCE ck_fail_once_seq');
+    }
+    expect(receiver.received).toHaveLength(1); // it went out; recording it failed
+    const [row] = await listDeliveries(hostId);
+    expect(row).toMatchObject({ id: deliveryId, attempts: 1, status: 'failed' });
+    expect(row.lastError).toMatch(/^attempt_error: .*injected failure/);
+    expect(row.lastError).not.toContain('\n'); // no source excerpt from Prisma's message
+    expect(row.nextAttemptAt).not.toBeNull();
+    const hook = await prisma.webhook.findFirstOrThrow({ where: { hostId } });
+    expect(hook.consecutiveFailures).toBe(1);
+  });
+});
