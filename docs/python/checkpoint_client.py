@@ -68,6 +68,7 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "webhook_timeout_invalid": (400, "The timeout is outside the allowed range."),
     "secret_invalid": (400, "The secret rotation overlap is outside 0–30 days."),
     "webhook_self_test_failed": (409, "Enabling a resolver whose self-test fails."),
+    "signing_secret_unreadable": (409, "The stored signing secret cannot be read with this APP_ENCRYPTION_KEY (the key changed or the row was altered); rotate the secret."),
     "host_name_invalid": (400, "The host name is empty, too long or uses other characters."),
     "description_too_long": (400, "The description is too long."),
     "timeout_out_of_range": (400, "A host timeout is outside the allowed range."),

@@ -5,10 +5,12 @@ import { checkpointMetrics } from '@/lib/server/metrics/registry';
 import { createCallbackDelivery } from '@/lib/server/webhooks/deliveries';
 import { listDeliveries, webhookAlerts } from '@/lib/server/webhooks/delivery-log';
 import { setWebhookPolicy } from '@/lib/server/webhooks/policy';
-import { saveWebhook } from '@/lib/server/webhooks/webhooks';
+import { saveWebhook, selfTestResolver } from '@/lib/server/webhooks/webhooks';
+import { ApiError } from '@/lib/server/http/api-error';
 import { closeTestDb, testDb, truncateAll } from './helpers/db';
 import { waitFor } from './helpers/queue';
 import { decidedTicket, makeHost, Receiver, startPipeline } from './webhooks-fixtures';
+import { corruptSecrets, resolverService } from './webhooks-secret-fixtures';
 
 /**
  * Issue 17, item 1: an attempt that fails before (or around) the request is
@@ -120,5 +122,27 @@ describe('webhook attempts that fail before the request (issue 17)', () => {
     expect(row.nextAttemptAt).not.toBeNull();
     const hook = await prisma.webhook.findFirstOrThrow({ where: { hostId } });
     expect(hook.consecutiveFailures).toBe(1);
+  });
+
+  it('re-saving or self-testing a resolver whose secret cannot be read is a 409 signing_secret_unreadable, nothing changed', async () => {
+    const service = resolverService();
+    await service.start();
+    cleanups.push(() => service.stop());
+    const hostId = await makeHost('unreadable-resolver');
+    const saved = await saveWebhook({ hostId, kind: 'resolver', url: `${service.url}/r` }, null);
+    await corruptSecrets(saved.webhook.id);
+    const prisma = await testDb();
+    const before = await prisma.webhook.findUniqueOrThrow({ where: { id: saved.webhook.id } });
+    for (const attempt of [
+      () => saveWebhook({ hostId, kind: 'resolver', url: `${service.url}/other` }, null),
+      () => selfTestResolver(hostId, null),
+    ]) {
+      const err = await attempt().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ApiError);
+      expect(err).toMatchObject({ code: 'signing_secret_unreadable', status: 409 });
+    }
+    expect(await prisma.webhook.findUniqueOrThrow({ where: { id: saved.webhook.id } })).toEqual(
+      before,
+    );
   });
 });

@@ -178,6 +178,11 @@ export const ERROR_CODES = {
   webhook_timeout_invalid: code(400, 'webhooks', 'The timeout is outside the allowed range.'),
   secret_invalid: code(400, 'webhooks', 'The secret rotation overlap is outside 0–30 days.'),
   webhook_self_test_failed: code(409, 'webhooks', 'Enabling a resolver whose self-test fails.'),
+  signing_secret_unreadable: code(
+    409,
+    'webhooks',
+    'The stored signing secret cannot be read with this APP_ENCRYPTION_KEY (the key changed or the row was altered); rotate the secret.',
+  ),
   // Hosts and API keys (admin)
   host_name_invalid: code(
     400,

@@ -88,6 +88,7 @@ export function webhookOperations(): Record<string, Record<string, OperationSpec
           'webhook_url_blocked',
           'webhook_dns_failed',
           'webhook_timeout_invalid',
+          'signing_secret_unreadable',
         ],
       },
       delete: {

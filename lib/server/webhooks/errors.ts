@@ -12,6 +12,7 @@ export type WebhookErrorCode = Extract<
   | 'webhook_self_test_failed'
   | 'not_found'
   | 'secret_invalid'
+  | 'signing_secret_unreadable'
 >;
 
 /** A refused webhook operation; nothing was changed. Its status comes from the code's table entry. */

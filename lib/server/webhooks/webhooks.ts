@@ -11,7 +11,7 @@ import {
 import { assertWebhookUrl, guardOptionsFromConfig } from '../net/ssrf';
 import { WebhookError } from './errors';
 import { webhookPolicy } from './policy';
-import { encryptSecret } from './encryption';
+import { encryptSecret, SecretDecryptError } from './encryption';
 import { activeSecrets, rotateSecrets, secretSummaries } from './secrets';
 import { runSelfTest, type SelfTestResult } from './self-test';
 import { generateWebhookSecret } from './signing';
@@ -122,7 +122,7 @@ export async function saveWebhook(
   // The self-test signs with the secret the receiver will verify: the
   // current one, or the one about to be created.
   const pendingSecret = existing ? undefined : generateWebhookSecret();
-  const secrets = existing ? await activeSecrets(prisma, existing.id) : [pendingSecret as string];
+  const secrets = existing ? await readableSecrets(prisma, existing.id) : [pendingSecret as string];
   const selfTest =
     kind === 'resolver' ? await runSelfTest(url, { secrets, timeoutMs, guard }) : undefined;
   const enabled = selfTest ? selfTest.ok : true;
@@ -196,7 +196,7 @@ export async function selfTestResolver(
   const prisma = await db();
   const hook = await findHook(prisma, hostId, 'resolver');
   const result = await runSelfTest(hook.url, {
-    secrets: await activeSecrets(prisma, hook.id),
+    secrets: await readableSecrets(prisma, hook.id),
     timeoutMs: hook.timeoutMs,
     guard: guardOptionsFromConfig(),
   });
@@ -290,4 +290,24 @@ async function findHook(
     : null;
   if (!hook) throw new WebhookError('not_found', `This host has no ${kind} webhook.`);
   return hook;
+}
+
+/**
+ * The signing secrets for a self-test. One this process cannot decrypt (the
+ * key changed, the row was altered) is a 409 telling the admin to rotate,
+ * never a 500; nothing was changed.
+ */
+async function readableSecrets(
+  prisma: Parameters<typeof activeSecrets>[0],
+  webhookId: string,
+): Promise<string[]> {
+  try {
+    return await activeSecrets(prisma, webhookId);
+  } catch (err) {
+    if (!(err instanceof SecretDecryptError)) throw err;
+    throw new WebhookError(
+      'signing_secret_unreadable',
+      'The stored signing secret cannot be read with this APP_ENCRYPTION_KEY. Rotate the secret, then save again.',
+    );
+  }
 }
