@@ -56,6 +56,10 @@ const schema = z
     RUN_WORKER: bool.default(true),
     /** PostgreSQL: apply pending migrations at start (under Prisma's advisory lock); false = `npm run db:migrate` first. */
     MIGRATE_ON_START: bool.default(true),
+    /** How often the relay looks for dispatched jobs Redis has lost (0 = never). */
+    OUTBOX_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+    /** A dispatched job unsettled this long is looked up in Redis (and dispatched again if gone). */
+    OUTBOX_RECONCILE_LEASE_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(30_000),
     LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info'),

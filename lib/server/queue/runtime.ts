@@ -1,6 +1,7 @@
 import 'server-only';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { moduleLogger } from '../logger';
+import { config } from '../config';
 import { appQueueTarget, producerQueue, queueRuntime as rt } from './producer';
 import { OutboxRelay } from './relay';
 import { startJobWorker } from './worker';
@@ -31,6 +32,8 @@ export function startBackground(opts: BackgroundOptions): void {
       db: opts.db,
       queue: producerQueue(),
       scheduleHousekeeping: true,
+      reconcileIntervalMs: config().OUTBOX_RECONCILE_INTERVAL_MS,
+      reconcileLeaseMs: config().OUTBOX_RECONCILE_LEASE_MS,
     });
     rt.relay.start();
   }
