@@ -1,4 +1,5 @@
 import 'server-only';
+import { connectTicketEventPublisher } from './approvals/events';
 import { ensureApprovalsRuntime, stopApprovalsRuntime } from './approvals/runtime';
 import { ensureInitialAdmin } from './auth/bootstrap-admin';
 import { type Config, ConfigError, config } from './config';
@@ -44,6 +45,9 @@ async function run(): Promise<void> {
   // The ticket-event subscriber and the expiry sweep run from the start, not
   // only after the first approval request reaches this instance.
   ensureApprovalsRuntime();
+  // Issue 17 item 7: the publisher too, so the first decision's event is not
+  // lost while it connects (it queues until ready in any case).
+  connectTicketEventPublisher();
   if (!cfg.RUN_WORKER && cfg.embedded) {
     // `npm run worker` refuses the embedded database, so nothing would ever
     // run the queued work.

@@ -154,7 +154,7 @@ describe('waiting for a decision: long-poll, expiry, instances, Redis outages', 
     await other.quit();
     const answer = await waiting;
     expect(answer?.state).toBe('resolved');
-    // Well under the 5 s safety re-read: the message woke it.
+    // Well under any safety re-read (pollIntervalMs in wait.ts): the message woke it.
     expect(Date.now() - started).toBeLessThan(1_500);
   });
 

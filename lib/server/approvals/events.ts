@@ -10,7 +10,8 @@ import { closeRedis, createRedisConnection } from '../queue/connection';
  * this process calls `publishTicketEvent`, which tells local listeners at once
  * and publishes on Redis (`checkpoint:tickets`); the subscriber relays other
  * instances' events to local listeners. Redis is a wake-up signal only: the
- * database holds the truth, and waiters poll it while the subscriber is down.
+ * database holds the truth, and waiters poll it while the subscriber is down
+ * (only then: with it up, pub/sub wakes them).
  */
 
 export type TicketEventType = 'created' | 'decided' | 'expired';
@@ -26,7 +27,11 @@ interface EventsState {
   channel: string;
   subscriber?: Redis;
   publisher?: Redis;
-  /** Called whenever the subscriber (re)connects: events may have been missed. */
+  /** Messages published before the publisher was ready, oldest first (issue 17 item 7). */
+  pending: string[];
+  /** Messages dropped from a full `pending` since the last warning. */
+  dropped: number;
+  /** Called whenever the subscriber (re)connects or loses its connection. */
   reconnectHooks: Set<() => void>;
 }
 
@@ -35,9 +40,17 @@ const state: EventsState = g.__checkpointTicketEvents ?? {
   instanceId: randomUUID(),
   listeners: new Set(),
   channel: TICKET_EVENTS_CHANNEL,
+  pending: [],
+  dropped: 0,
   reconnectHooks: new Set(),
 };
+// A state object from before this field existed (dev hot reload).
+state.pending ??= [];
+state.dropped ??= 0;
 g.__checkpointTicketEvents = state;
+
+/** Most messages kept while the publisher is not ready; the oldest go first. */
+export const MAX_PENDING_TICKET_EVENTS = 1_000;
 
 const log = moduleLogger('ticket-events');
 const TYPES: readonly string[] = ['created', 'decided', 'expired'];
@@ -55,15 +68,23 @@ export function onTicketEvent(listener: TicketEventListener): () => void {
   };
 }
 
-/** After a commit: local listeners now, other instances through Redis (best effort). */
+/**
+ * After a commit: local listeners now, other instances through Redis. Never
+ * blocks: while the publisher is not ready (first use, reconnect) messages
+ * wait in a bounded queue and go out in order once it is.
+ */
 export function publishTicketEvent(e: TicketEvent): void {
   deliver(e);
-  const publisher = ensurePublisher();
-  if (publisher?.status !== 'ready') return;
   const message = JSON.stringify({ ...e, origin: state.instanceId });
-  publisher.publish(state.channel, message).catch(() => {
-    // Other instances' waiters fall back to polling the database.
-  });
+  const publisher = ensurePublisher();
+  if (!publisher) return;
+  enqueue(message);
+  flush(publisher);
+}
+
+/** Opens the publisher now (boot), so the first event finds it ready. */
+export function connectTicketEventPublisher(): void {
+  ensurePublisher();
 }
 
 /** True while other instances' events reach this process (else waiters poll the database). */
@@ -71,7 +92,10 @@ export function ticketEventsLive(): boolean {
   return state.subscriber?.status === 'ready';
 }
 
-/** Runs `hook` each time the subscriber (re)connects; returns the unregister function. */
+/**
+ * Runs `hook` each time the subscriber (re)connects or loses a live
+ * connection (`ticketEventsLive()` has changed); returns the unregister function.
+ */
 export function onTicketEventsReconnect(hook: () => void): () => void {
   state.reconnectHooks.add(hook);
   return () => {
@@ -98,6 +122,8 @@ export async function closeTicketEvents(): Promise<void> {
   const { subscriber, publisher } = state;
   state.subscriber = undefined;
   state.publisher = undefined;
+  state.pending = [];
+  state.dropped = 0;
   if (subscriber) await closeRedis(subscriber);
   if (publisher) await closeRedis(publisher);
 }
@@ -118,13 +144,47 @@ function redisUrl(): string {
 
 function ensurePublisher(): Redis | undefined {
   if (!state.publisher) {
+    let pub: Redis;
     try {
-      state.publisher = createRedisConnection(redisUrl(), 'producer', log);
-    } catch {
+      pub = createRedisConnection(redisUrl(), 'producer', log);
+    } catch (err) {
+      log.warn({ err: err instanceof Error ? err.message : String(err) }, 'no ticket publisher');
       return undefined;
     }
+    state.publisher = pub;
+    pub.on('ready', () => flush(pub));
   }
   return state.publisher;
+}
+
+function enqueue(message: string): void {
+  state.pending.push(message);
+  if (state.pending.length <= MAX_PENDING_TICKET_EVENTS) return;
+  state.pending.shift();
+  // One warning per 100 drops: an outage must not flood the log.
+  if (state.dropped++ % 100 === 0) {
+    log.warn(
+      { dropped: state.dropped, kept: MAX_PENDING_TICKET_EVENTS },
+      'ticket event queue full: dropped the oldest (other instances poll the database)',
+    );
+  }
+}
+
+/**
+ * Sends the queued messages in order. ioredis keeps a connection's commands
+ * in order, so issuing them back to back preserves it. A send that fails (the
+ * connection dropped meanwhile) is queued again for the next 'ready'.
+ */
+function flush(publisher: Redis): void {
+  if (publisher !== state.publisher) return;
+  const channel = state.channel;
+  while (publisher.status === 'ready' && state.pending.length > 0) {
+    const message = state.pending.shift() as string;
+    publisher.publish(channel, message).catch(() => {
+      if (publisher === state.publisher) enqueue(message);
+    });
+  }
+  if (state.pending.length === 0) state.dropped = 0;
 }
 
 /** Opens the subscriber once; ioredis re-subscribes by itself after a reconnect. */
@@ -143,8 +203,20 @@ export function ensureSubscriber(): void {
   sub.subscribe(channel).catch(() => {
     // Retried by ioredis on reconnect (autoResubscribe); waiters poll meanwhile.
   });
-  sub.on('ready', () => {
+  // Waiters re-read on both edges: after an outage (events may have been
+  // missed) and at its start (they switch to polling the database).
+  let live = false;
+  const changed = () => {
     for (const hook of state.reconnectHooks) hook();
+  };
+  sub.on('ready', () => {
+    live = true;
+    changed();
+  });
+  sub.on('close', () => {
+    if (!live) return;
+    live = false;
+    changed();
   });
   sub.on('message', (ch: string, message: string) => {
     if (ch !== channel) return;

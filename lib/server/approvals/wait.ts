@@ -11,10 +11,28 @@ export type TicketAnswer =
 
 /** Longest single wait an HTTP caller may ask for (the long-poll cap). */
 export const MAX_WAIT_MS = 30_000;
-/** While Redis is down, waiters read the database this often. */
+/** While Redis is down, waiters read the database this often (±20 %). */
 export const FALLBACK_POLL_MS = 1_000;
-/** Even with Redis up, a waiter re-reads the database this often (a lost message costs seconds). */
-const SAFETY_POLL_MS = 5_000;
+/**
+ * With the subscriber up, pub/sub wakes waiters and they do not poll
+ * (issue 17 item 7: 1,000 parked polls cost 471 transactions/s). Every wait
+ * reads on entry and HTTP waits are capped at MAX_WAIT_MS, so a lost message
+ * costs at most one wait; this slow re-read (±20 %) only bounds longer
+ * in-process waits.
+ */
+export const SAFETY_POLL_MS = 45_000;
+/** Re-read intervals vary by this fraction either way, so parked polls never align. */
+export const POLL_JITTER = 0.2;
+
+/** `ms` ±POLL_JITTER, uniformly (`random` in [0, 1), as Math.random). */
+export function jitteredInterval(ms: number, random: () => number = Math.random): number {
+  return Math.round(ms * (1 - POLL_JITTER + 2 * POLL_JITTER * random()));
+}
+
+/** How long a parked waiter sleeps before re-reading the ticket, absent a wake-up. */
+export function pollIntervalMs(live: boolean = ticketEventsLive()): number {
+  return jitteredInterval(live ? SAFETY_POLL_MS : FALLBACK_POLL_MS);
+}
 
 type Wake = () => void;
 const g = globalThis as unknown as {
@@ -31,7 +49,8 @@ function wire(): void {
     if (e.type === 'created') return;
     for (const wake of waiters.get(e.ticketId) ?? []) wake();
   });
-  // After an outage, messages may have been missed: everyone re-reads.
+  // After an outage, messages may have been missed: everyone re-reads. When
+  // one starts, everyone re-reads too and switches to polling the database.
   onTicketEventsReconnect(() => {
     for (const set of waiters.values()) for (const wake of set) wake();
   });
@@ -39,8 +58,8 @@ function wire(): void {
 
 /**
  * Waits up to `waitMs` for the ticket's resolution. Woken by this process's
- * commits and other instances' (Redis pub/sub); reads the database every
- * second while Redis is down. A ticket past its deadline is expired on the
+ * commits and other instances' (Redis pub/sub); reads the database about
+ * every second only while the subscriber is down. A ticket past its deadline is expired on the
  * spot, so a waiting host gets `unresolved` at the deadline even if no job or
  * sweep ran yet. `hostId` scopes the lookup (another host's ticket is null).
  * State lives in the database only, so a wait survives an app restart: the
@@ -79,8 +98,7 @@ export async function awaitTicket(
         return { state: 'pending', id: t.id, expiresAt: t.expiresAt };
       }
       const until = Math.min(deadline, t.expiresAt.getTime());
-      const slice = ticketEventsLive() ? SAFETY_POLL_MS : FALLBACK_POLL_MS;
-      await wake.wait(Math.min(until - now, slice), opts.signal);
+      await wake.wait(Math.min(until - now, pollIntervalMs()), opts.signal);
     } finally {
       wake.dispose();
     }
