@@ -36,6 +36,8 @@ const schema = z
     DATABASE_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
     /** PostgreSQL: how long to wait for a connection, new or free in the pool, before 503 `database_unavailable`. */
     DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+    /** PostgreSQL read replica for audit reads (search, timelines, exports); needs DATABASE_URL. */
+    DATABASE_REPLICA_URL: url(['postgres:', 'postgresql:']).optional(),
     /** PostgreSQL: connections in this process's pool. */
     DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1_000).default(10),
     /** Where the embedded database and generated secrets live. */
@@ -101,6 +103,13 @@ const schema = z
         code: 'custom',
         path: ['OIDC_ISSUER'],
         message: 'OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET must be set together',
+      });
+    }
+    if (env.DATABASE_REPLICA_URL && !env.DATABASE_URL) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DATABASE_REPLICA_URL'],
+        message: 'needs DATABASE_URL (the embedded database has no replicas)',
       });
     }
     if (Boolean(env.ADMIN_EMAIL) !== Boolean(env.ADMIN_PASSWORD)) {

@@ -51,6 +51,7 @@ const NOT_HTTP = new Set([
   'slack_user_unlinked',
   'slack_user_disabled',
   'slack_user_not_reviewer',
+  'replica_unreachable',
 ]);
 
 const ERROR_CLASS =

@@ -1,5 +1,5 @@
 import 'server-only';
-import { db } from '@/lib/server/db';
+import { auditDb } from '@/lib/server/db';
 
 /**
  * Whether text in this database sorts by code point (the "C" family of
@@ -15,7 +15,7 @@ const slot = globalThis as typeof globalThis & { __auditCodepointOrder?: Promise
 export function sortsByCodePoint(): Promise<boolean> {
   if (!slot.__auditCodepointOrder) {
     const check = (async () => {
-      const prisma = await db();
+      const prisma = await auditDb();
       const [row] = await prisma.$queryRaw<{ collate: string }[]>`
         SELECT datcollate AS collate FROM pg_database WHERE datname = current_database()`;
       return /^(C|POSIX|C\.UTF-?8)$/i.test(row?.collate ?? '');

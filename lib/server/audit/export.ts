@@ -1,6 +1,6 @@
 import 'server-only';
 import { Prisma } from '@/lib/generated/prisma/client';
-import { db } from '@/lib/server/db';
+import { auditDb } from '@/lib/server/db';
 import { moduleLogger } from '@/lib/server/logger';
 import { type AuditActor, assertAuditor } from './access';
 import { csvLine } from './csv';
@@ -68,7 +68,7 @@ function jsonlLine(r: ExportRow): string {
 type Position = { receivedAt: string; id: string } | { sequence: number } | null;
 
 async function fetchChunk(scope: ExportScope, position: Position): Promise<ExportRow[]> {
-  const prisma = await db();
+  const prisma = await auditDb();
   if (scope.kind === 'session') {
     const after = position && 'sequence' in position ? position.sequence : -1;
     return prisma.$queryRaw<ExportRow[]>`

@@ -1,6 +1,6 @@
 import 'server-only';
 import { Prisma } from '@/lib/generated/prisma/client';
-import { db } from '@/lib/server/db';
+import { auditDb } from '@/lib/server/db';
 import { type AuditActor, assertAuditor } from './access';
 
 /**
@@ -60,7 +60,7 @@ export async function getOverview(
   const since = (starts[0] as Date).toISOString().slice(0, 23);
   const index = new Map(starts.map((d, i) => [iso(d), i]));
   const zeros = () => starts.map(() => 0);
-  const prisma = await db();
+  const prisma = await auditDb();
   const bucket = (col: Prisma.Sql) =>
     Prisma.sql`to_char(date_trunc(${unit}, ${col}), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 

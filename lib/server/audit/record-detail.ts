@@ -1,5 +1,5 @@
 import 'server-only';
-import { db } from '@/lib/server/db';
+import { auditDb } from '@/lib/server/db';
 import { type AuditActor, assertAuditor } from './access';
 import { type AuditRow, ROW_COLUMNS } from './rows';
 
@@ -14,7 +14,7 @@ export type RecordDetail = AuditRow & {
 export async function getRecordDetail(actor: AuditActor, id: string): Promise<RecordDetail | null> {
   assertAuditor(actor);
   if (!/^\d{1,18}$/.test(id)) return null;
-  const prisma = await db();
+  const prisma = await auditDb();
   const [row] = await prisma.$queryRaw<RecordDetail[]>`
     SELECT ${ROW_COLUMNS}, r.record, r."prevHash",
       coalesce(r."ticketId", t.id)::text AS "ticketId"

@@ -1,6 +1,6 @@
 import 'server-only';
 import { Prisma } from '@/lib/generated/prisma/client';
-import { db } from '@/lib/server/db';
+import { auditDb } from '@/lib/server/db';
 import { type AuditActor, assertAuditor } from './access';
 import { type Cursor, decodeCursor, encodeCursor } from './cursor';
 import type { AuditFilters } from './filters';
@@ -35,7 +35,7 @@ export async function selectRows(
   limit: number,
   direction: Direction = 'newest',
 ): Promise<AuditRow[]> {
-  const prisma = await db();
+  const prisma = await auditDb();
   const after = cursor
     ? direction === 'newest'
       ? Prisma.sql`AND (r."receivedAt", r.id) < (${utcTimestamp(new Date(cursor.receivedAt))}, ${cursor.id}::bigint)`
@@ -55,7 +55,7 @@ export async function selectRows(
 
 /** Exact up to `cap`; past it, `{value: cap, capped: true}` ("10,000+"). */
 export async function countRows(filters: AuditFilters, cap = COUNT_CAP): Promise<ResultCount> {
-  const prisma = await db();
+  const prisma = await auditDb();
   const [row] = await prisma.$queryRaw<{ n: number }[]>`
     SELECT count(*)::int AS n FROM (
       SELECT 1 FROM "InterceptionRecord" r WHERE ${await whereFor(filters)} LIMIT ${cap + 1}

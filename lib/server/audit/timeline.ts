@@ -1,6 +1,6 @@
 import 'server-only';
 import { Prisma } from '@/lib/generated/prisma/client';
-import { db } from '@/lib/server/db';
+import { auditDb } from '@/lib/server/db';
 import { verifySessionChain } from '@/lib/server/records/verify';
 import { type AuditActor, assertAuditor } from './access';
 import { type AuditRow, ROW_COLUMNS } from './rows';
@@ -63,7 +63,7 @@ export type SessionTimeline =
     };
 
 async function hostsOfSession(sessionId: string, hostId?: string): Promise<SessionHost[]> {
-  const prisma = await db();
+  const prisma = await auditDb();
   const byHost = hostId ? Prisma.sql`AND r."hostId" = ${hostId}::uuid` : Prisma.empty;
   return prisma.$queryRaw<SessionHost[]>`
     SELECT h.id::text AS id, h.name, count(*)::int AS records
@@ -77,7 +77,7 @@ async function ticketsFor(hostId: string, sessionId: string, entries: TimelineRo
   const sequences = entries.filter((e) => e.resolvedBy !== null).map((e) => e.sequence);
   const ids = entries.flatMap((e) => (e.ticketId ? [e.ticketId] : []));
   if (sequences.length === 0 && ids.length === 0) return [];
-  const prisma = await db();
+  const prisma = await auditDb();
   return prisma.approvalTicket.findMany({
     where: {
       hostId,
@@ -102,7 +102,7 @@ async function ticketsFor(hostId: string, sessionId: string, entries: TimelineRo
  * no session id, so this is the only place they meet its timeline.
  */
 async function hostFailuresDuring(hostId: string, sessionId: string): Promise<NearbyHostFailure[]> {
-  const prisma = await db();
+  const prisma = await auditDb();
   return prisma.$queryRaw<NearbyHostFailure[]>`
     WITH span AS (
       SELECT min("receivedAt") AS first, max("receivedAt") AS last FROM "InterceptionRecord"
@@ -142,7 +142,7 @@ export async function getSessionTimeline(
   const host = hosts[0] as SessionHost;
   const limit = Math.min(Math.max(input.limit ?? TIMELINE_PAGE_SIZE, 1), TIMELINE_PAGE_SIZE);
   const after = input.after ?? -1;
-  const prisma = await db();
+  const prisma = await auditDb();
   const rows = await prisma.$queryRaw<(TimelineRow & { record: unknown })[]>`
     SELECT ${ROW_COLUMNS}, r.record, r."prevHash", r."ticketId"::text AS "ticketId"
     FROM "InterceptionRecord" r JOIN "Host" h ON h.id = r."hostId"

@@ -1,5 +1,6 @@
 import 'server-only';
-import { db, dbInfo, migrationStatus, pingDb } from '../db';
+import { db, dbInfo, migrationStatus, pingDb, replicaStatus } from '../db';
+import type { ReplicaState } from '../db/replica';
 import { withTimeout } from '../queue/connection';
 import { getQueueStatus, type QueueStatus } from '../queue/status';
 
@@ -18,6 +19,8 @@ export interface Readiness {
     /** An enabled admin exists: without one nobody can administer the app (e.g. a restored backup). */
     admin: { ok: boolean };
     redis: { ok: boolean };
+    /** The audit read replica (DATABASE_REPLICA_URL); audit reads use the primary while it is unreachable. */
+    replica: { state: ReplicaState };
     queue: { waiting: number; scheduled: number; outboxPending: number };
   };
 }
@@ -29,6 +32,8 @@ export const READINESS_REASONS = {
   no_enabled_admin: 'No enabled admin user exists: nobody can administer the app.',
   admin_check_failed: 'Whether an enabled admin exists could not be read in time.',
   redis_unreachable: 'Redis is unreachable: queued work waits in the outbox until it returns.',
+  replica_unreachable:
+    'The read replica (DATABASE_REPLICA_URL) is unreachable: audit reads use the primary until it returns.',
 } as const;
 export type ReadinessReason = keyof typeof READINESS_REASONS;
 
@@ -37,6 +42,7 @@ export interface ReadinessDeps {
   migrationStatus: () => Promise<{ applied: number; pending: string[] }>;
   hasEnabledAdmin: () => Promise<boolean>;
   queueStatus: () => Promise<QueueStatus>;
+  replicaStatus?: () => Promise<ReplicaState>;
   dbKind: 'postgres' | 'pglite';
 }
 
@@ -60,7 +66,7 @@ const offline: QueueStatus = {
  * only after consecutive failed probes (queue/status.ts).
  */
 export async function buildReadiness(deps: ReadinessDeps): Promise<Readiness> {
-  const [dbOk, migrations, admin, queue] = await Promise.all([
+  const [dbOk, migrations, admin, queue, replica] = await Promise.all([
     withTimeout(deps.pingDb(), CHECK_TIMEOUT_MS, 'db_ping_timeout').catch(() => false),
     withTimeout(deps.migrationStatus(), CHECK_TIMEOUT_MS, 'migrations_timeout').catch(
       () => undefined,
@@ -69,6 +75,11 @@ export async function buildReadiness(deps: ReadinessDeps): Promise<Readiness> {
       () => undefined,
     ),
     withTimeout(deps.queueStatus(), CHECK_TIMEOUT_MS, 'queue_status_timeout').catch(() => offline),
+    deps.replicaStatus
+      ? withTimeout(deps.replicaStatus(), CHECK_TIMEOUT_MS, 'replica_status_timeout').catch(
+          (): ReplicaState => 'unreachable',
+        )
+      : ('not_configured' as const),
   ]);
   const migrationsOk = migrations !== undefined && migrations.pending.length === 0;
   const redisOk = queue.redis === 'online';
@@ -80,8 +91,10 @@ export async function buildReadiness(deps: ReadinessDeps): Promise<Readiness> {
   if (dbOk && admin === undefined) reasons.push('admin_check_failed');
   const unready = reasons.length > 0;
   if (!redisOk) reasons.push('redis_unreachable');
+  if (replica === 'unreachable') reasons.push('replica_unreachable');
+  const degraded = !redisOk || replica === 'unreachable';
   return {
-    status: unready ? 'unready' : redisOk ? 'ready' : 'degraded',
+    status: unready ? 'unready' : degraded ? 'degraded' : 'ready',
     reasons,
     checks: {
       database: { ok: dbOk, kind: deps.dbKind },
@@ -92,6 +105,7 @@ export async function buildReadiness(deps: ReadinessDeps): Promise<Readiness> {
       },
       admin: { ok: admin === true },
       redis: { ok: redisOk },
+      replica: { state: replica },
       queue: {
         waiting: queue.waiting,
         scheduled: queue.scheduled,
@@ -120,6 +134,7 @@ export function getReadiness(): Promise<Readiness> {
     hasEnabledAdmin,
     // Readiness waits for a fresh probe (the header does not).
     queueStatus: () => getQueueStatus({ maxWaitMs: Number.POSITIVE_INFINITY }),
+    replicaStatus,
     dbKind: dbInfo().kind,
   });
 }
