@@ -12,7 +12,7 @@ import {
   revokeApiKey,
   updateHost,
 } from '@/lib/server/hosts';
-import { actionErrorState } from '@/lib/server/http/action-state';
+import { actionErrorState, withOutageState } from '@/lib/server/http/action-state';
 
 // Each action re-checks the area here, and the service checks the admin
 // role again against the database: a hidden button is not a permission.
@@ -39,7 +39,10 @@ function values(form: FormData): Record<string, string> {
   return out;
 }
 
-export async function createHostAction(_prev: FormState, form: FormData): Promise<FormState> {
+export const createHostAction = withOutageState(async function createHostAction(
+  _prev: FormState,
+  form: FormData,
+): Promise<FormState> {
   const actor = await requireArea('hosts');
   let hostId: string;
   try {
@@ -49,9 +52,12 @@ export async function createHostAction(_prev: FormState, form: FormData): Promis
   }
   revalidatePath('/hosts');
   redirect(`/hosts/${hostId}?created=1`);
-}
+});
 
-export async function updateHostAction(_prev: FormState, form: FormData): Promise<FormState> {
+export const updateHostAction = withOutageState(async function updateHostAction(
+  _prev: FormState,
+  form: FormData,
+): Promise<FormState> {
   const actor = await requireArea('hosts');
   const hostId = String(form.get('hostId') ?? '');
   try {
@@ -62,9 +68,12 @@ export async function updateHostAction(_prev: FormState, form: FormData): Promis
   } catch (err) {
     return actionErrorState(err, values(form));
   }
-}
+});
 
-export async function setArchivedAction(_prev: FormState, form: FormData): Promise<FormState> {
+export const setArchivedAction = withOutageState(async function setArchivedAction(
+  _prev: FormState,
+  form: FormData,
+): Promise<FormState> {
   const actor = await requireArea('hosts');
   const hostId = String(form.get('hostId') ?? '');
   const archive = form.get('archive') === 'true';
@@ -82,9 +91,12 @@ export async function setArchivedAction(_prev: FormState, form: FormData): Promi
   } catch (err) {
     return actionErrorState(err);
   }
-}
+});
 
-export async function issueKeyAction(_prev: IssueKeyState, form: FormData): Promise<IssueKeyState> {
+export const issueKeyAction = withOutageState(async function issueKeyAction(
+  _prev: IssueKeyState,
+  form: FormData,
+): Promise<IssueKeyState> {
   const actor = await requireArea('hosts');
   const hostId = String(form.get('hostId') ?? '');
   try {
@@ -101,9 +113,12 @@ export async function issueKeyAction(_prev: IssueKeyState, form: FormData): Prom
   } catch (err) {
     return actionErrorState(err, { name: String(form.get('name') ?? '') });
   }
-}
+});
 
-export async function revokeKeyAction(_prev: FormState, form: FormData): Promise<FormState> {
+export const revokeKeyAction = withOutageState(async function revokeKeyAction(
+  _prev: FormState,
+  form: FormData,
+): Promise<FormState> {
   const actor = await requireArea('hosts');
   const apiKeyId = String(form.get('apiKeyId') ?? '');
   try {
@@ -114,4 +129,4 @@ export async function revokeKeyAction(_prev: FormState, form: FormData): Promise
   } catch (err) {
     return actionErrorState(err);
   }
-}
+});

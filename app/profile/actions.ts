@@ -2,10 +2,13 @@
 
 import type { FormState } from '@/app/components/form-state';
 import { requireUser } from '@/lib/server/auth/session';
-import { actionErrorState } from '@/lib/server/http/action-state';
+import { actionErrorState, withOutageState } from '@/lib/server/http/action-state';
 import { changeOwnPassword } from '@/lib/server/users';
 
-export async function changePasswordAction(_prev: FormState, form: FormData): Promise<FormState> {
+export const changePasswordAction = withOutageState(async function changePasswordAction(
+  _prev: FormState,
+  form: FormData,
+): Promise<FormState> {
   const actor = await requireUser();
   const newPassword = form.get('newPassword');
   if (newPassword !== form.get('confirmPassword')) {
@@ -24,4 +27,4 @@ export async function changePasswordAction(_prev: FormState, form: FormData): Pr
   } catch (err) {
     return actionErrorState(err);
   }
-}
+});

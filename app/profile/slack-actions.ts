@@ -4,12 +4,15 @@ import { revalidatePath } from 'next/cache';
 import type { FormState } from '@/app/components/form-state';
 import { requireUser } from '@/lib/server/auth/session';
 import { db } from '@/lib/server/db';
-import { actionErrorState } from '@/lib/server/http/action-state';
+import { actionErrorState, withOutageState } from '@/lib/server/http/action-state';
 import { requestSlackLink } from '@/lib/server/slack/link';
 import { unlinkOwnSlack } from '@/lib/server/slack/link-admin';
 
 /** Sends the confirmation DM; the link exists only once the Slack member presses it. */
-export async function requestSlackLinkAction(_prev: FormState, form: FormData): Promise<FormState> {
+export const requestSlackLinkAction = withOutageState(async function requestSlackLinkAction(
+  _prev: FormState,
+  form: FormData,
+): Promise<FormState> {
   const actor = await requireUser();
   const value = String(form.get('slackUserId') ?? '');
   try {
@@ -24,10 +27,13 @@ export async function requestSlackLinkAction(_prev: FormState, form: FormData): 
   } catch (err) {
     return actionErrorState(err, { slackUserId: value });
   }
-}
+});
 
 /** Removes the user's own link, confirmed or pending. */
-export async function unlinkSlackAction(_prev: FormState, _form: FormData): Promise<FormState> {
+export const unlinkSlackAction = withOutageState(async function unlinkSlackAction(
+  _prev: FormState,
+  _form: FormData,
+): Promise<FormState> {
   const actor = await requireUser();
   try {
     const had = await unlinkOwnSlack(await db(), actor);
@@ -38,4 +44,4 @@ export async function unlinkSlackAction(_prev: FormState, _form: FormData): Prom
   } catch (err) {
     return actionErrorState(err);
   }
-}
+});

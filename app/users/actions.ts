@@ -3,7 +3,7 @@
 import { revalidatePath } from 'next/cache';
 import type { FormState } from '@/app/components/form-state';
 import { requireUser } from '@/lib/server/auth/session';
-import { actionErrorState } from '@/lib/server/http/action-state';
+import { actionErrorState, withOutageState } from '@/lib/server/http/action-state';
 import {
   createUser,
   resetUserPassword,
@@ -14,7 +14,10 @@ import {
 // Each action re-checks the admin role here, and the service checks again
 // against the database: a hidden button is not a permission.
 
-export async function createUserAction(_prev: FormState, form: FormData): Promise<FormState> {
+export const createUserAction = withOutageState(async function createUserAction(
+  _prev: FormState,
+  form: FormData,
+): Promise<FormState> {
   const actor = await requireUser('admin');
   const values = { email: String(form.get('email') ?? ''), name: String(form.get('name') ?? '') };
   try {
@@ -29,9 +32,12 @@ export async function createUserAction(_prev: FormState, form: FormData): Promis
   } catch (err) {
     return actionErrorState(err, { ...values, roles: form.getAll('roles').join(',') });
   }
-}
+});
 
-export async function updateRolesAction(_prev: FormState, form: FormData): Promise<FormState> {
+export const updateRolesAction = withOutageState(async function updateRolesAction(
+  _prev: FormState,
+  form: FormData,
+): Promise<FormState> {
   const actor = await requireUser('admin');
   const userId = String(form.get('userId') ?? '');
   try {
@@ -41,9 +47,12 @@ export async function updateRolesAction(_prev: FormState, form: FormData): Promi
   } catch (err) {
     return actionErrorState(err);
   }
-}
+});
 
-export async function setDisabledAction(_prev: FormState, form: FormData): Promise<FormState> {
+export const setDisabledAction = withOutageState(async function setDisabledAction(
+  _prev: FormState,
+  form: FormData,
+): Promise<FormState> {
   const actor = await requireUser('admin');
   const userId = String(form.get('userId') ?? '');
   const disabled = form.get('disabled') === 'true';
@@ -60,9 +69,12 @@ export async function setDisabledAction(_prev: FormState, form: FormData): Promi
   } catch (err) {
     return actionErrorState(err);
   }
-}
+});
 
-export async function resetPasswordAction(_prev: FormState, form: FormData): Promise<FormState> {
+export const resetPasswordAction = withOutageState(async function resetPasswordAction(
+  _prev: FormState,
+  form: FormData,
+): Promise<FormState> {
   const actor = await requireUser('admin');
   const userId = String(form.get('userId') ?? '');
   try {
@@ -76,4 +88,4 @@ export async function resetPasswordAction(_prev: FormState, form: FormData): Pro
   } catch (err) {
     return actionErrorState(err);
   }
-}
+});

@@ -5,7 +5,7 @@ import type { FormState } from '@/app/components/form-state';
 import { formatAbsolute } from '@/app/components/time-format';
 import { parseJsonText, ValueDomainError } from '@checkpoint/agent-hooks';
 import { DecisionError, decideTicket } from '@/lib/server/approvals/decide';
-import { actionErrorState } from '@/lib/server/http/action-state';
+import { actionErrorState, withOutageState } from '@/lib/server/http/action-state';
 import type { AppError } from '@/lib/server/http/api-error';
 import { AREAS, hasAnyRole } from '@/lib/server/auth/roles';
 import { getCurrentUser } from '@/lib/server/auth/session';
@@ -33,7 +33,10 @@ const MESSAGES: Record<string, string> = {
  * that was displayed (§9). The role is checked here and again by
  * decideTicket; a hidden form is not a permission.
  */
-export async function decideAction(_prev: DecisionState, form: FormData): Promise<DecisionState> {
+export const decideAction = withOutageState(async function decideAction(
+  _prev: DecisionState,
+  form: FormData,
+): Promise<DecisionState> {
   const user = await getCurrentUser();
   if (!user || !hasAnyRole(user.roles, AREAS.approvals.roles)) {
     return { status: 'error', code: 'forbidden', message: MESSAGES.forbidden };
@@ -81,7 +84,7 @@ export async function decideAction(_prev: DecisionState, form: FormData): Promis
   revalidatePath('/approvals');
   const done = { approve: 'Approved.', edit: 'Approved with your edit.', reject: 'Rejected.' };
   return { status: 'ok', code: 'decided', message: done[outcome as keyof typeof done] };
-}
+});
 
 function describeError(err: AppError): string {
   if (err instanceof DecisionError && err.code === 'already_decided') {

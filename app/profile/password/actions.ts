@@ -4,7 +4,7 @@ import { revalidatePath } from 'next/cache';
 import { redirect } from 'next/navigation';
 import type { FormState } from '@/app/components/form-state';
 import { requireSignedIn } from '@/lib/server/auth/session';
-import { actionErrorState } from '@/lib/server/http/action-state';
+import { actionErrorState, withOutageState } from '@/lib/server/http/action-state';
 import { changeOwnPassword } from '@/lib/server/users';
 
 /**
@@ -12,7 +12,10 @@ import { changeOwnPassword } from '@/lib/server/users';
  * session with a pending change may run (besides signing out); afterwards
  * the user goes on to the start page.
  */
-export async function replacePasswordAction(_prev: FormState, form: FormData): Promise<FormState> {
+export const replacePasswordAction = withOutageState(async function replacePasswordAction(
+  _prev: FormState,
+  form: FormData,
+): Promise<FormState> {
   const { user } = await requireSignedIn();
   const newPassword = form.get('newPassword');
   if (newPassword !== form.get('confirmPassword')) {
@@ -34,4 +37,4 @@ export async function replacePasswordAction(_prev: FormState, form: FormData): P
   // was pending: render it again with the navigation.
   revalidatePath('/', 'layout');
   redirect('/');
-}
+});

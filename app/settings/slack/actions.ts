@@ -4,7 +4,7 @@ import { revalidatePath } from 'next/cache';
 import type { FormState } from '@/app/components/form-state';
 import { requireUser } from '@/lib/server/auth/session';
 import { db } from '@/lib/server/db';
-import { actionErrorState } from '@/lib/server/http/action-state';
+import { actionErrorState, withOutageState } from '@/lib/server/http/action-state';
 import { revokeSlackLink } from '@/lib/server/slack/link-admin';
 import { saveGlobalSlackSettings, saveHostSlackSettings } from '@/lib/server/slack/settings';
 import { saveSlackTeamId } from '@/lib/server/slack/team';
@@ -20,7 +20,7 @@ function input(form: FormData) {
 }
 
 /** Saves the global destination (no hostId) or one host's override. */
-export async function saveSlackSettingsAction(
+export const saveSlackSettingsAction = withOutageState(async function saveSlackSettingsAction(
   _prev: FormState,
   form: FormData,
 ): Promise<FormState> {
@@ -40,10 +40,13 @@ export async function saveSlackSettingsAction(
     code: 'saved',
     message: 'Saved. New tickets go to the destination shown.',
   };
-}
+});
 
 /** The workspace whose interactions count; blank forgets it (learned again from the bot token). */
-export async function saveSlackTeamAction(_prev: FormState, form: FormData): Promise<FormState> {
+export const saveSlackTeamAction = withOutageState(async function saveSlackTeamAction(
+  _prev: FormState,
+  form: FormData,
+): Promise<FormState> {
   const admin = await requireUser('admin');
   const raw = String(form.get('teamId') ?? '');
   try {
@@ -59,10 +62,13 @@ export async function saveSlackTeamAction(_prev: FormState, form: FormData): Pro
   } catch (err) {
     return actionErrorState(err, { teamId: raw });
   }
-}
+});
 
 /** Revokes a user's Slack link, confirmed or pending. */
-export async function revokeSlackLinkAction(_prev: FormState, form: FormData): Promise<FormState> {
+export const revokeSlackLinkAction = withOutageState(async function revokeSlackLinkAction(
+  _prev: FormState,
+  form: FormData,
+): Promise<FormState> {
   const admin = await requireUser('admin');
   try {
     const had = await revokeSlackLink(await db(), admin, String(form.get('userId') ?? ''));
@@ -73,4 +79,4 @@ export async function revokeSlackLinkAction(_prev: FormState, form: FormData): P
   } catch (err) {
     return actionErrorState(err);
   }
-}
+});

@@ -12,6 +12,7 @@ import { withResolver } from './resolver-phase';
 import { storedContext } from './stored-context';
 import { findNulCharacter, nulCharacterMessage } from '../http/nul-character';
 import { isUuid } from '../http/uuid';
+import { passwordNotYetChosen } from '../auth/user-sessions';
 
 export { type DecidedBy, DecisionError, type DecisionErrorCode } from './errors';
 
@@ -137,7 +138,12 @@ export async function decideTicket(input: DecideInput): Promise<DecidedTicket> {
   return { id: ticket.id, hostId: ticket.hostId, status, decidedAt: now, resolution };
 }
 
-/** Humans (and Slack users) must be active reviewers or admins; host keys never get here. */
+/**
+ * Humans (and Slack users) must be active reviewers or admins; host keys
+ * never get here. A Slack user must also have finished signing up (chosen
+ * their own password): the web holds a password session to that before any
+ * decision, and Slack must not be the way around it.
+ */
 async function authorize(actor: DecisionActor): Promise<string | null> {
   if (actor.kind === 'resolver') return null;
   if (actor.kind !== 'human' && actor.kind !== 'slack') {
@@ -147,11 +153,17 @@ async function authorize(actor: DecisionActor): Promise<string | null> {
   const user = isUuid(actor.userId)
     ? await prisma.user.findUnique({
         where: { id: actor.userId },
-        select: { roles: true, disabled: true },
+        select: { roles: true, disabled: true, mustChangePassword: true, oidcSubject: true },
       })
     : null;
   if (!user || user.disabled || !hasAnyRole(user.roles, ['reviewer'])) {
     throw new DecisionError('forbidden', 'Only reviewers and admins decide approvals.');
+  }
+  if (actor.kind === 'slack' && passwordNotYetChosen(user)) {
+    throw new DecisionError(
+      'forbidden',
+      'Choose your own password (sign in once) before deciding from Slack.',
+    );
   }
   return actor.userId;
 }

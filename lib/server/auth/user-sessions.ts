@@ -134,3 +134,18 @@ export async function endUserSessions(
   });
   return count;
 }
+
+/**
+ * A generated or admin-set password not yet replaced: the web lets such a
+ * password session do nothing but change it, and Slack must not be the way
+ * around that (a user created or reset by an admin has not finished signing
+ * up). A user who signs in through SSO is not held to it, as on the web
+ * (their SSO sessions are not): their identity never rested on that password,
+ * and they may never replace it.
+ */
+export function passwordNotYetChosen(user: {
+  mustChangePassword: boolean;
+  oidcSubject: string | null;
+}): boolean {
+  return user.mustChangePassword && user.oidcSubject === null;
+}

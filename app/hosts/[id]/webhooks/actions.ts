@@ -3,7 +3,7 @@
 import { revalidatePath } from 'next/cache';
 import type { FormState } from '@/app/components/form-state';
 import { requireArea } from '@/lib/server/auth/session';
-import { actionErrorState } from '@/lib/server/http/action-state';
+import { actionErrorState, withOutageState } from '@/lib/server/http/action-state';
 import { redeliver } from '@/lib/server/webhooks/deliveries';
 import type { AppError } from '@/lib/server/http/api-error';
 import {
@@ -34,7 +34,7 @@ function refresh(hostId: string) {
   revalidatePath(`/hosts/${hostId}/webhooks/deliveries`);
 }
 
-export async function saveWebhookAction(
+export const saveWebhookAction = withOutageState(async function saveWebhookAction(
   _prev: WebhookFormState,
   form: FormData,
 ): Promise<WebhookFormState> {
@@ -63,9 +63,9 @@ export async function saveWebhookAction(
   } catch (err) {
     return fail(err, { url, timeoutMs: timeout });
   }
-}
+});
 
-export async function rotateSecretAction(
+export const rotateSecretAction = withOutageState(async function rotateSecretAction(
   _prev: WebhookFormState,
   form: FormData,
 ): Promise<WebhookFormState> {
@@ -84,9 +84,12 @@ export async function rotateSecretAction(
   } catch (err) {
     return fail(err);
   }
-}
+});
 
-export async function selfTestAction(_prev: FormState, form: FormData): Promise<FormState> {
+export const selfTestAction = withOutageState(async function selfTestAction(
+  _prev: FormState,
+  form: FormData,
+): Promise<FormState> {
   const actor = await requireArea('hosts');
   const hostId = String(form.get('hostId') ?? '');
   try {
@@ -98,9 +101,12 @@ export async function selfTestAction(_prev: FormState, form: FormData): Promise<
   } catch (err) {
     return fail(err);
   }
-}
+});
 
-export async function setEnabledAction(_prev: FormState, form: FormData): Promise<FormState> {
+export const setEnabledAction = withOutageState(async function setEnabledAction(
+  _prev: FormState,
+  form: FormData,
+): Promise<FormState> {
   const actor = await requireArea('hosts');
   const hostId = String(form.get('hostId') ?? '');
   const enable = form.get('enable') === 'true';
@@ -116,9 +122,12 @@ export async function setEnabledAction(_prev: FormState, form: FormData): Promis
     refresh(hostId);
     return fail(err);
   }
-}
+});
 
-export async function deleteWebhookAction(_prev: FormState, form: FormData): Promise<FormState> {
+export const deleteWebhookAction = withOutageState(async function deleteWebhookAction(
+  _prev: FormState,
+  form: FormData,
+): Promise<FormState> {
   const actor = await requireArea('hosts');
   const hostId = String(form.get('hostId') ?? '');
   try {
@@ -128,9 +137,12 @@ export async function deleteWebhookAction(_prev: FormState, form: FormData): Pro
   } catch (err) {
     return fail(err);
   }
-}
+});
 
-export async function redeliverAction(_prev: FormState, form: FormData): Promise<FormState> {
+export const redeliverAction = withOutageState(async function redeliverAction(
+  _prev: FormState,
+  form: FormData,
+): Promise<FormState> {
   await requireArea('hosts');
   const hostId = String(form.get('hostId') ?? '');
   try {
@@ -140,4 +152,4 @@ export async function redeliverAction(_prev: FormState, form: FormData): Promise
   } catch (err) {
     return fail(err);
   }
-}
+});
