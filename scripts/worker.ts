@@ -2,6 +2,7 @@
 // process, against DATABASE_URL. Runs with the react-server condition so
 // that `server-only` imports resolve.
 import 'dotenv/config';
+import { ensureApprovalsRuntime } from '@/lib/server/approvals/runtime';
 import { installShutdownHandlers, loadConfigOrExit, openDatabase } from '@/lib/server/boot';
 import { db, dbInfo } from '@/lib/server/db';
 import { checkKeyFingerprints } from '@/lib/server/db/key-fingerprints';
@@ -34,6 +35,9 @@ async function main(): Promise<void> {
   const keepAlive = setInterval(() => {}, 60_000);
   installShutdownHandlers('worker', () => clearInterval(keepAlive));
   startBackground({ db: await db(), worker: true });
+  // The expiry scheduler (and the ticket events it listens to) here too: with
+  // the app instances down, tickets still expire at their deadline.
+  ensureApprovalsRuntime();
   log.info({ db: dbInfo().location }, 'worker started');
 }
 

@@ -309,8 +309,17 @@ describe('decideTicket (exactly once, identity echo, §9-valid resolutions)', ()
       contextIdentity: res.body.context_identity,
     });
     off();
+    const { expiresAt } = await (await testDb()).approvalTicket.findUniqueOrThrow({
+      where: { id: res.body.id },
+    });
     expect(seen).toEqual([
-      { type: 'created', ticketId: res.body.id, hostId: host.id },
+      // The deadline rides along, for the expiry schedulers (issue 17 item 7).
+      {
+        type: 'created',
+        ticketId: res.body.id,
+        hostId: host.id,
+        expiresAt: expiresAt.toISOString(),
+      },
       { type: 'decided', ticketId: res.body.id, hostId: host.id },
     ]);
   });

@@ -99,10 +99,12 @@ describe('waiting for a decision: long-poll, expiry, instances, Redis outages', 
     expect(fanout.payload).toEqual({ ticketId: t.id });
   });
 
-  it('expiry without any waiter: the sweep and the delayed job each expire due tickets, once', async () => {
+  it('expiry without any waiter: the bulk pass and the delayed job each expire due tickets, once', async () => {
     const a = await ticket({ timeout_ms: 1_000 });
     const b = await ticket({ timeout_ms: 1_000 });
     const c = await ticket();
+    // Without the expiry scheduler (approvals-expiry-scheduler.test.ts), which would win the race.
+    await stopApprovalsRuntime();
     await new Promise((r) => setTimeout(r, 1_100));
     expect(await expireDueTickets()).toBe(2);
     expect(await expireDueTickets()).toBe(0);
@@ -119,6 +121,7 @@ describe('waiting for a decision: long-poll, expiry, instances, Redis outages', 
     await approvalExpireJob.handler({ ticketId: c.id }, ctx);
     expect(await prisma.decision.count()).toBe(2);
     const d = await ticket({ timeout_ms: 1_000 });
+    await stopApprovalsRuntime();
     await new Promise((r) => setTimeout(r, 1_100));
     await approvalExpireJob.handler({ ticketId: d.id }, ctx);
     expect((await prisma.approvalTicket.findUniqueOrThrow({ where: { id: d.id } })).status).toBe(

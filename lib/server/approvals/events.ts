@@ -15,7 +15,13 @@ import { closeRedis, createRedisConnection } from '../queue/connection';
  */
 
 export type TicketEventType = 'created' | 'decided' | 'expired';
-export type TicketEvent = { type: TicketEventType; ticketId: string; hostId: string };
+export type TicketEvent = {
+  type: TicketEventType;
+  ticketId: string;
+  hostId: string;
+  /** `created`: the deadline (ISO 8601), so every instance's expiry scheduler re-arms without a query. */
+  expiresAt?: string;
+};
 export type TicketEventListener = (e: TicketEvent) => void;
 
 export const TICKET_EVENTS_CHANNEL = 'checkpoint:tickets';
@@ -222,7 +228,12 @@ export function ensureSubscriber(): void {
     if (ch !== channel) return;
     const e = parseEvent(message);
     if (e && e.origin !== state.instanceId) {
-      deliver({ type: e.type, ticketId: e.ticketId, hostId: e.hostId });
+      const { type, ticketId, hostId, expiresAt } = e;
+      deliver(
+        typeof expiresAt === 'string'
+          ? { type, ticketId, hostId, expiresAt }
+          : { type, ticketId, hostId },
+      );
     }
   });
 }

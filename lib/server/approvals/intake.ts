@@ -171,7 +171,12 @@ export async function createApprovalTicket(
     throw err;
   }
   nudgeRelay();
-  publishTicketEvent({ type: 'created', ticketId: ticket.id, hostId });
+  publishTicketEvent({
+    type: 'created',
+    ticketId: ticket.id,
+    hostId,
+    expiresAt: ticket.expiresAt.toISOString(),
+  });
   return { ticket, created: true };
 }
 

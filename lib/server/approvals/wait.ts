@@ -60,8 +60,8 @@ function wire(): void {
  * Waits up to `waitMs` for the ticket's resolution. Woken by this process's
  * commits and other instances' (Redis pub/sub); reads the database about
  * every second only while the subscriber is down. A ticket past its deadline is expired on the
- * spot, so a waiting host gets `unresolved` at the deadline even if no job or
- * sweep ran yet. `hostId` scopes the lookup (another host's ticket is null).
+ * spot, so a waiting host gets `unresolved` at the deadline even if no
+ * scheduler or job ran yet. `hostId` scopes the lookup (another host's ticket is null).
  * State lives in the database only, so a wait survives an app restart: the
  * host simply asks again.
  */

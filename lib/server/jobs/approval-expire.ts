@@ -4,10 +4,11 @@ import { jobDefinitions } from './definitions';
 import { withHandler } from './runnable';
 
 /**
- * Expires one ticket at its deadline. Its outbox row is written with the
+ * The safety net for one ticket's deadline. Its outbox row is written with the
  * ticket (availableAt = the deadline), so the relay hands it to BullMQ when it
- * is due. The periodic sweep (approvals/runtime.ts) covers the case where
- * Redis or the worker is down; whichever runs first wins, the other is a no-op.
+ * is due. The expiry scheduler (approvals/expiry-scheduler.ts) normally
+ * expires the ticket first, at the deadline and with Redis down too; this is
+ * then a no-op. Whichever runs first wins, exactly once.
  */
 export const approvalExpireJob = withHandler(
   jobDefinitions['approvals.expire'],
