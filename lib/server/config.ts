@@ -2,6 +2,7 @@ import 'server-only';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseTrustedProxies } from './http/trusted-proxies';
+import { DEFAULT_LANE_CONCURRENCY, type JobLane } from './jobs/definitions';
 
 /**
  * Configuration, read and validated once; nothing else reads `process.env`,
@@ -12,6 +13,9 @@ import { parseTrustedProxies } from './http/trusted-proxies';
 const bool = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
   .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+
+/** A worker lane's slot count (`WORKER_CONCURRENCY_<LANE>`). */
+const slots = (fallback: number) => z.coerce.number().int().min(1).max(256).default(fallback);
 
 const url = (protocols: string[]) =>
   z.string().refine(
@@ -62,6 +66,17 @@ const schema = z
     OUTBOX_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
     /** A dispatched job unsettled this long is looked up in Redis (and dispatched again if gone). */
     OUTBOX_RECONCILE_LEASE_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(30_000),
+    /** Worker slots per lane (each lane is its own queue; see jobs/definitions.ts : JOB_LANES). */
+    WORKER_CONCURRENCY_EXPIRY: slots(DEFAULT_LANE_CONCURRENCY.expiry),
+    WORKER_CONCURRENCY_FANOUT: slots(DEFAULT_LANE_CONCURRENCY.fanout),
+    WORKER_CONCURRENCY_CALLBACKS: slots(DEFAULT_LANE_CONCURRENCY.callbacks),
+    WORKER_CONCURRENCY_RESOLVER: slots(DEFAULT_LANE_CONCURRENCY.resolver),
+    WORKER_CONCURRENCY_SLACK: slots(DEFAULT_LANE_CONCURRENCY.slack),
+    WORKER_CONCURRENCY_MAINTENANCE: slots(DEFAULT_LANE_CONCURRENCY.maintenance),
+    /** Webhook calls in flight per host and kind (callback, resolver), across every worker. */
+    WEBHOOK_HOST_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(2),
+    /** A webhook whose recent p95 attempt latency is above this is flagged as a slow receiver. */
+    WEBHOOK_SLOW_MS: z.coerce.number().int().min(1).max(600_000).default(2_000),
     LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info'),
@@ -140,6 +155,18 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   }
   const cfg = parsed.data;
   return { ...cfg, dataDir: path.resolve(cfg.DATA_DIR), embedded: !cfg.DATABASE_URL };
+}
+
+/** Each lane's worker slots from the `WORKER_CONCURRENCY_<LANE>` variables. */
+export function workerConcurrency(cfg: Config): Record<JobLane, number> {
+  return {
+    expiry: cfg.WORKER_CONCURRENCY_EXPIRY,
+    fanout: cfg.WORKER_CONCURRENCY_FANOUT,
+    callbacks: cfg.WORKER_CONCURRENCY_CALLBACKS,
+    resolver: cfg.WORKER_CONCURRENCY_RESOLVER,
+    slack: cfg.WORKER_CONCURRENCY_SLACK,
+    maintenance: cfg.WORKER_CONCURRENCY_MAINTENANCE,
+  };
 }
 
 let cached: Config | undefined;

@@ -98,8 +98,9 @@ describe('outbox while Redis is unreachable', () => {
     // Count this test's jobs only: the relay also moves rows other test files
     // left in the shared database, which is fine and not what is asserted here.
     const ours = (jobs: { id?: string }[]) => jobs.filter((j) => keys.includes(j.id ?? ''));
-    expect(ours(await queue.queue.getJobs(['completed']))).toHaveLength(ROWS);
-    expect(ours(await queue.queue.getJobs(['failed']))).toHaveLength(0);
+    const lane = queue.queueFor('audit.ping');
+    expect(ours(await lane.getJobs(['completed']))).toHaveLength(ROWS);
+    expect(ours(await lane.getJobs(['failed']))).toHaveLength(0);
   });
 
   it('a job added again under the same id (a timed-out add that landed) runs once', async () => {

@@ -57,8 +57,9 @@ describe('transactional outbox: row → relay → BullMQ → worker → effect',
     await waitFor(async () => (await pings(db, key)) === 1);
     const event = await db.auditEvent.findFirstOrThrow({ where: { targetId: key } });
     expect(event.details).toEqual({ note: key });
-    // The BullMQ job carries the dedupeKey as its id.
-    expect(await queue.queue.getJob(key)).toBeTruthy();
+    // The BullMQ job carries the dedupeKey as its id, in its kind's lane.
+    expect(await queue.queueFor('audit.ping').getJob(key)).toBeTruthy();
+    expect(await queue.lanes.get('maintenance')?.getJob(key)).toBeTruthy();
     // Relaying again finds nothing to do and the handler does not run again.
     await relay.runOnce();
     await new Promise((r) => setTimeout(r, 300));

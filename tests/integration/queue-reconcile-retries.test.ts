@@ -132,7 +132,7 @@ describe('the check for lost jobs leaves jobs Redis still has alone', () => {
     await enqueue(db, { kind: 'audit.ping', payload: { note: key }, dedupeKey: key });
     await relay.runOnce();
     await waitFor(async () => (await row(db, key)).settledAt);
-    await waitFor(async () => (await queue.jobState(key)).state === 'completed');
+    await waitFor(async () => (await queue.jobState(key, 'audit.ping')).state === 'completed');
     await db.outboxEvent.update({
       where: { dedupeKey: key },
       data: { settledAt: null, dispatchedAt: new Date(Date.now() - 60_000) },

@@ -38,7 +38,8 @@ async function wipeQueue(target: QueueTarget): Promise<number> {
       const [next, keys] = await client.scan(
         cursor,
         'MATCH',
-        `${target.prefix}:${target.queueName}:*`,
+        // The lanes' queues: `<queueName>-<lane>`.
+        `${target.prefix}:${target.queueName}*`,
         'COUNT',
         500,
       );
@@ -151,11 +152,13 @@ describe('Redis loses queued jobs: PostgreSQL is the source of truth (issue 17)'
     expect(kinds.filter((k) => k === 'webhooks.deliver')).toHaveLength(5);
     expect(kinds.filter((k) => k === 'slack.update')).toHaveLength(5);
     expect(owed.every((r) => r.dispatchedAt !== null)).toBe(true);
-    for (const r of owed) expect((await first.queue.jobState(r.dedupeKey)).state).toBe('waiting');
+    for (const r of owed)
+      expect((await first.queue.jobState(r.dedupeKey, r.kind)).state).toBe('waiting');
 
     // Redis loses everything; the relay had already marked the rows dispatched.
     expect(await wipeQueue(target)).toBeGreaterThan(0);
-    for (const r of owed) expect((await first.queue.jobState(r.dedupeKey)).state).toBe('unknown');
+    for (const r of owed)
+      expect((await first.queue.jobState(r.dedupeKey, r.kind)).state).toBe('unknown');
     await first.relay.stop();
 
     const { lines } = relayOn(db, target);

@@ -79,6 +79,7 @@ describe('job registry in the worker', () => {
     let calls = 0;
     const definition = defineJob({
       name: 'test.flaky',
+      lane: 'maintenance',
       schema: z.object({ key: z.string() }),
       backoffMs: 10,
     });

@@ -83,11 +83,9 @@ describe('queue status and readiness', () => {
     const db = await testDb();
     const queue = queueAt();
     await waitFor(async () => queue.online());
-    await queue.queue.add(
-      'audit.ping',
-      { note: 'later' },
-      { jobId: uniqueTag('d'), delay: 3_600_000 },
-    );
+    await queue
+      .queueFor('audit.ping')
+      .add('audit.ping', { note: 'later' }, { jobId: uniqueTag('d'), delay: 3_600_000 });
     const key = uniqueTag('later');
     await enqueueInTx(db, {
       kind: 'audit.ping',

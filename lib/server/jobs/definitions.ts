@@ -9,9 +9,41 @@ import { z } from 'zod';
  * never pulls in a handler's services, which themselves write outbox rows.
  */
 
+/**
+ * Lanes: each is its own BullMQ queue with its own worker and concurrency
+ * (`WORKER_CONCURRENCY_<LANE>`), so one kind of work cannot hold the slots
+ * another kind needs. Before, one queue with four slots ran everything, and
+ * a host whose receiver answered in 4.5 s delayed another host's callbacks
+ * by 60 s and would have delayed expiries the same way (issue 17).
+ */
+export const JOB_LANES = [
+  'expiry',
+  'fanout',
+  'callbacks',
+  'resolver',
+  'slack',
+  'maintenance',
+] as const;
+export type JobLane = (typeof JOB_LANES)[number];
+
+/** Worker slots per lane when `WORKER_CONCURRENCY_<LANE>` is unset. */
+export const DEFAULT_LANE_CONCURRENCY: Readonly<Record<JobLane, number>> = Object.freeze({
+  // Expiries are short database writes that must land at their deadline.
+  expiry: 8,
+  fanout: 4,
+  // Outbound HTTP waits on receivers; the per-host limit keeps one host from taking them all.
+  callbacks: 8,
+  resolver: 4,
+  // Slack's rate limits make more parallel posts pointless.
+  slack: 2,
+  maintenance: 1,
+});
+
 export interface JobDefinition<S extends z.ZodType = z.ZodType> {
   /** The job name, also the OutboxEvent `kind`; must equal its key in `jobDefinitions`. */
   name: string;
+  /** The queue (and worker) that runs it. */
+  lane: JobLane;
   /** Checked when the outbox row is written, and again by the worker on every run. */
   schema: S;
   /** Runs in total before the job lands in the failed set. */
@@ -45,17 +77,20 @@ export const jobDefinitions = {
   /** Writes one AuditEvent: proves outbox → relay → BullMQ → worker → database. */
   'audit.ping': defineJob({
     name: 'audit.ping',
+    lane: 'maintenance',
     schema: z.object({ note: z.string().max(200) }).strict(),
   }),
   /** Deletes expired plumbing rows; one run per interval, whichever relay proposes it. */
   'housekeeping.run': defineJob({
     name: 'housekeeping.run',
+    lane: 'maintenance',
     schema: trigger,
     dedupeKey: (at: number) => `housekeeping.${Math.floor(at / HOUSEKEEPING_INTERVAL_MS)}`,
   }),
   /** Expires one ticket at its deadline (written with the ticket, due at the deadline). */
   'approvals.expire': defineJob({
     name: 'approvals.expire',
+    lane: 'expiry',
     schema: byTicket,
     attempts: 5,
     backoffMs: 1_000,
@@ -64,6 +99,7 @@ export const jobDefinitions = {
   /** Deletes records past the retention age; one run per UTC day. */
   'records.retention': defineJob({
     name: 'records.retention',
+    lane: 'maintenance',
     schema: trigger,
     attempts: 3,
     backoffMs: 60_000,
@@ -72,6 +108,7 @@ export const jobDefinitions = {
   /** Posts a ticket to Slack; Slack outages retried 5 s up to about 10 minutes. */
   'slack.post': defineJob({
     name: 'slack.post',
+    lane: 'slack',
     schema: byTicket,
     attempts: 8,
     backoffMs: 5_000,
@@ -80,6 +117,7 @@ export const jobDefinitions = {
   /** Shows a settled ticket's outcome in Slack (an edit, or a follow-up post). */
   'slack.update': defineJob({
     name: 'slack.update',
+    lane: 'slack',
     schema: byTicket,
     attempts: 8,
     backoffMs: 5_000,
@@ -88,6 +126,7 @@ export const jobDefinitions = {
   /** A ticket was created: the fan-out's creation steps (resolver webhook, Slack post). */
   'approvals.created': defineJob({
     name: 'approvals.created',
+    lane: 'fanout',
     schema: byTicket,
     attempts: 8,
     backoffMs: 2_000,
@@ -96,6 +135,7 @@ export const jobDefinitions = {
   /** A ticket was approved, rejected or expired: callback delivery, Slack update. */
   'approvals.resolved': defineJob({
     name: 'approvals.resolved',
+    lane: 'fanout',
     schema: byTicket,
     attempts: 8,
     backoffMs: 2_000,
@@ -108,6 +148,7 @@ export const jobDefinitions = {
    */
   'webhooks.deliver': defineJob({
     name: 'webhooks.deliver',
+    lane: 'callbacks',
     schema: z
       .object({
         deliveryId: z.uuid(),
@@ -123,6 +164,7 @@ export const jobDefinitions = {
   /** Consults the host's resolver webhook for a new ticket, once. */
   'webhooks.resolve': defineJob({
     name: 'webhooks.resolve',
+    lane: 'resolver',
     schema: byTicket,
     attempts: 3,
     backoffMs: 1_000,
@@ -138,6 +180,14 @@ export type JobPayload<N extends JobName> = z.input<(typeof jobDefinitions)[N]['
 
 export function isJobName(name: string): name is JobName {
   return Object.hasOwn(jobDefinitions, name);
+}
+
+/**
+ * The lane of job `name`. A name no definition knows goes to `maintenance`:
+ * the worker logs and drops it there, away from time-critical work.
+ */
+export function laneOf(name: string, definitions: JobDefinitions = jobDefinitions): JobLane {
+  return Object.hasOwn(definitions, name) ? definitions[name].lane : 'maintenance';
 }
 
 // The keys callers build by name (the same functions as in the table).

@@ -2,6 +2,7 @@ import 'server-only';
 import type { z } from 'zod';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import type { Logger } from '../logger';
+import type { HostSlots } from '../webhooks/host-slots';
 import type { JobDefinition } from './definitions';
 
 /** What a handler gets besides its payload. */
@@ -12,6 +13,12 @@ export interface JobContext {
   jobId: string;
   /** 1 on the first run, then 2, 3… on retries. */
   attempt: number;
+  /**
+   * The per-host limit of outbound webhook calls (the worker's; absent when
+   * a test runs a handler directly). A handler refused a slot throws
+   * HostBusyError and the worker postpones the job without counting a try.
+   */
+  hostSlots?: HostSlots;
 }
 
 export type JobHandler<S extends z.ZodType> = (

@@ -1,5 +1,6 @@
 import 'server-only';
 import { deliverAttempt, recordFailedAttempt } from '../webhooks/deliveries';
+import { HostBusyError } from '../webhooks/host-slots';
 import { jobDefinitions } from './definitions';
 import { withHandler } from './runnable';
 
@@ -14,10 +15,15 @@ import { withHandler } from './runnable';
  * (database down) does the job throw, and BullMQ runs it again; the attempt
  * number keeps it once.
  */
-export const webhooksDeliverJob = withHandler(jobDefinitions['webhooks.deliver'], async (p) => {
-  try {
-    await deliverAttempt(p.deliveryId, p.attempt, p.manual);
-  } catch (err) {
-    if (!(await recordFailedAttempt(p.deliveryId, p.attempt, p.manual, err))) throw err;
-  }
-});
+export const webhooksDeliverJob = withHandler(
+  jobDefinitions['webhooks.deliver'],
+  async (p, ctx) => {
+    try {
+      await deliverAttempt(p.deliveryId, p.attempt, p.manual, ctx.hostSlots);
+    } catch (err) {
+      // The host is at its limit: no request was made, so no attempt; the worker postpones the job.
+      if (err instanceof HostBusyError) throw err;
+      if (!(await recordFailedAttempt(p.deliveryId, p.attempt, p.manual, err))) throw err;
+    }
+  },
+);

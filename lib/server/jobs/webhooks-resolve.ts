@@ -9,6 +9,9 @@ import { withHandler } from './runnable';
  * ticket to the reviewers; if this job never runs, the end of the resolver
  * phase does (approvals/resolver-phase.ts).
  */
-export const webhooksResolveJob = withHandler(jobDefinitions['webhooks.resolve'], async (p) => {
-  await consultResolver(p.ticketId);
-});
+export const webhooksResolveJob = withHandler(
+  jobDefinitions['webhooks.resolve'],
+  async (p, ctx) => {
+    await consultResolver(p.ticketId, ctx.hostSlots);
+  },
+);

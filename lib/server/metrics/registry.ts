@@ -60,6 +60,13 @@ function create() {
       labelNames: ['kind', 'outcome'] as const,
       registers,
     }),
+    webhookAttemptDuration: new Histogram({
+      name: 'checkpoint_webhook_attempt_duration_seconds',
+      help: `Duration of recorded webhook attempts that made a request (timeouts included, at their timeout), by endpoint kind ${PER_PROCESS}.`,
+      labelNames: ['kind'] as const,
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 30],
+      registers,
+    }),
     webhooksAutoDisabled: new Counter({
       name: 'checkpoint_webhooks_auto_disabled_total',
       help: `Webhook endpoints switched off after consecutive failed attempts, by kind ${PER_PROCESS}.`,
@@ -97,12 +104,26 @@ function create() {
       'Webhook endpoints switched off by failures or a failed self-test (not by an admin), by kind.',
       ['kind'],
     ),
+    webhookLatencyP95: gauge(
+      'checkpoint_webhook_latency_p95_seconds',
+      'p95 of the latest attempt latency of the webhook deliveries created in the last hour (all hosts, all processes), by endpoint kind; 0 without deliveries.',
+      ['kind'],
+    ),
     outboxBacklog: gauge('checkpoint_outbox_backlog', 'Outbox rows not yet handed to the queue.'),
     queueDepth: gauge(
       'checkpoint_queue_depth',
       'Jobs waiting in the queue (last known while Redis is offline).',
     ),
     queueFailed: gauge('checkpoint_queue_failed', 'Jobs in the failed set.'),
+    queueLaneDepth: gauge(
+      'checkpoint_queue_lane_depth',
+      'Due jobs waiting, per queue (a lane, or `legacy`: the single queue of versions before lanes); absent while Redis is offline.',
+      ['queue'],
+    ),
+    queueLaneActive: gauge('checkpoint_queue_lane_active', 'Jobs running, per queue.', ['queue']),
+    queueLaneFailed: gauge('checkpoint_queue_lane_failed', 'Jobs in the failed set, per queue.', [
+      'queue',
+    ]),
     redisUp: gauge('checkpoint_redis_up', '1 when Redis answered the last probe.'),
   };
   // process_* and nodejs_* (CPU, memory, event-loop lag, GC, handles), after ours.

@@ -31,5 +31,14 @@ export async function renderMetrics(): Promise<string> {
   m.queueDepth.set(queue.waiting);
   m.queueFailed.set(queue.failed);
   m.redisUp.set(queue.redis === 'online' ? 1 : 0);
+  // Per queue only from a fresh reading: stale per-lane numbers would look live.
+  m.queueLaneDepth.reset();
+  m.queueLaneActive.reset();
+  m.queueLaneFailed.reset();
+  for (const lane of queue.lanes ?? []) {
+    m.queueLaneDepth.set({ queue: lane.queue }, lane.waiting);
+    m.queueLaneActive.set({ queue: lane.queue }, lane.active);
+    m.queueLaneFailed.set({ queue: lane.queue }, lane.failed);
+  }
   return m.registry.metrics();
 }

@@ -7,7 +7,8 @@ import type { JobLookup, JobQueue } from './queues';
  * PostgreSQL, not Redis, says what work is owed. An outbox row stays owed
  * after the relay hands its job to Redis (`dispatchedAt`) until the job is
  * settled (`settledAt`: the worker writes it when the handler has run, see
- * worker.ts). Redis may still lose the job — a crash between AOF fsyncs, no
+ * worker.ts). A job is looked up in its kind's lane, then in the queue of
+ * versions before lanes (a job still waiting there is not lost). Redis may still lose the job — a crash between AOF fsyncs, no
  * persistence, a failover to a replica that had not caught up — and then
  * nothing would ever run it. So once a lease has passed, a row that is not
  * settled is looked up by its job id (its dedupeKey):
@@ -68,7 +69,9 @@ export async function reconcileDispatched(o: ReconcileOptions): Promise<Reconcil
   let lookups: JobLookup[];
   try {
     // One round trip's worth of lookups at once, not one per row.
-    lookups = await Promise.all(rows.map((r) => o.queue.jobState(r.dedupeKey, o.timeoutMs)));
+    lookups = await Promise.all(
+      rows.map((r) => o.queue.jobState(r.dedupeKey, r.kind, o.timeoutMs)),
+    );
   } catch (err) {
     // Redis went away: the rows claimed stay owed and come back after a lease.
     o.log.warn({ err: errText(err) }, 'reconcile stopped');

@@ -1,7 +1,7 @@
 import 'server-only';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { moduleLogger } from '../logger';
-import { config } from '../config';
+import { config, workerConcurrency } from '../config';
 import { appQueueTarget, producerQueue, queueRuntime as rt } from './producer';
 import { OutboxRelay } from './relay';
 import { startJobWorker } from './worker';
@@ -38,9 +38,24 @@ export function startBackground(opts: BackgroundOptions): void {
     rt.relay.start();
   }
   if (opts.worker && !rt.worker) {
-    rt.worker = startJobWorker({ target: appQueueTarget(), db: opts.db });
+    rt.worker = startJobWorker({
+      target: appQueueTarget(),
+      db: opts.db,
+      concurrency: workerConcurrency(config()),
+      hostConcurrency: config().WEBHOOK_HOST_CONCURRENCY,
+    });
   }
-  log.info({ relay: true, worker: Boolean(rt.worker) }, 'background jobs started');
+  log.info(
+    {
+      relay: true,
+      worker: Boolean(rt.worker),
+      ...(rt.worker && {
+        lanes: workerConcurrency(config()),
+        hostConcurrency: config().WEBHOOK_HOST_CONCURRENCY,
+      }),
+    },
+    'background jobs started',
+  );
 }
 
 /** Stops relay, worker and producer, in that order (the worker finishes its jobs). */

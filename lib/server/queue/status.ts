@@ -3,7 +3,7 @@ import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { db } from '../db';
 import { withTimeout } from './connection';
 import { producerQueue } from './producer';
-import { type JobQueue, QueueUnavailableError } from './queues';
+import { type JobQueue, type LaneCounts, sum } from './queues';
 
 /**
  * The queue's counters for the header, /status, /api/ready and /metrics.
@@ -22,6 +22,8 @@ export interface QueueStatus {
   /** Due outbox rows not yet handed to BullMQ (they pile up while Redis is down). */
   outboxPending: number;
   failed: number;
+  /** Per queue (each lane, and the pre-lane queue); absent while Redis is offline. */
+  lanes?: LaneCounts[];
 }
 
 /**
@@ -131,18 +133,14 @@ export function getQueueStatus(opts: { maxWaitMs?: number } = {}): Promise<Queue
   return tracker().get(opts.maxWaitMs ?? HEADER_WAIT_MS);
 }
 
-/** BullMQ's counts split into due and not yet due; throws when Redis does not answer. */
+/** BullMQ's counts over every lane, split into due and not yet due; throws when Redis does not answer. */
 async function readCounts(queue: JobQueue, timeoutMs: number) {
-  if (!queue.online()) throw new QueueUnavailableError('redis offline');
-  const c = await withTimeout(
-    queue.queue.getJobCounts('waiting', 'prioritized', 'delayed', 'failed'),
-    timeoutMs,
-    'queue_counts_timeout',
-  );
+  const lanes = await queue.laneCounts(timeoutMs);
   return {
-    waiting: (c.waiting ?? 0) + (c.prioritized ?? 0),
-    delayed: c.delayed ?? 0,
-    failed: c.failed ?? 0,
+    waiting: sum(lanes, (l) => l.waiting),
+    delayed: sum(lanes, (l) => l.delayed),
+    failed: sum(lanes, (l) => l.failed),
+    lanes,
   };
 }
 
@@ -181,5 +179,6 @@ export async function readQueueStatus(
     outboxScheduled,
     outboxPending: outbox?.due ?? previous?.outboxPending ?? 0,
     failed: counts?.failed ?? previous?.failed ?? 0,
+    ...(counts ? { lanes: counts.lanes } : {}),
   };
 }

@@ -1,11 +1,13 @@
 import 'server-only';
 import os from 'node:os';
-import { type Job, Worker } from 'bullmq';
+import { DelayedError, type Job, Worker } from 'bullmq';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { DEFAULT_LANE_CONCURRENCY, JOB_LANES, type JobLane } from '../jobs/definitions';
 import { type JobRegistry, jobRegistry } from '../jobs/handlers';
 import { type Logger, moduleLogger } from '../logger';
+import { HostBusyError, HostSlots } from '../webhooks/host-slots';
 import { closeRedis, createRedisConnection, withTimeout } from './connection';
-import type { QueueTarget } from './queues';
+import { laneQueueName, type QueueTarget } from './queues';
 import { settleOutboxRow } from './reconcile';
 
 /** AppSetting key of the worker heartbeat shown on /status. */
@@ -18,11 +20,29 @@ export interface WorkerHeartbeat {
   queue: string;
 }
 
+/** Calls in flight per host and webhook kind when the caller names no limit. */
+export const DEFAULT_HOST_CONCURRENCY = 2;
+
+/**
+ * The queue of versions before lanes is drained one job at a time. Nothing
+ * new lands there (except from an old instance during a rolling upgrade);
+ * what is left (delayed retries, an expiry due at a deadline, tomorrow's
+ * retention run) must still run, but must not compete with the lanes for
+ * the database. Its jobs are looked up there too (JobQueue.jobState), so the
+ * lost-job check does not add them to a lane a second time.
+ */
+export const LEGACY_DRAIN_CONCURRENCY = 1;
+
 export interface JobWorkerOptions {
   target: QueueTarget;
   db: PrismaClient;
   registry?: JobRegistry;
-  concurrency?: number;
+  /** Slots per lane; a number gives every lane the same. Unset lanes: DEFAULT_LANE_CONCURRENCY. */
+  concurrency?: number | Partial<Record<JobLane, number>>;
+  /** Lanes this worker consumes (default: all). The pre-lane queue is always drained. */
+  lanes?: readonly JobLane[];
+  /** Outbound webhook calls in flight per host and kind, across workers (WEBHOOK_HOST_CONCURRENCY). */
+  hostConcurrency?: number;
   /** 0 disables the heartbeat (tests). */
   heartbeatMs?: number;
   log?: Logger;
@@ -46,7 +66,14 @@ export interface ProcessResult {
  */
 export async function processJob(
   job: Pick<Job, 'name' | 'data' | 'id' | 'attemptsMade'>,
-  deps: { db: PrismaClient; registry: JobRegistry; log: Logger },
+  deps: {
+    db: PrismaClient;
+    registry: JobRegistry;
+    log: Logger;
+    hostSlots?: HostSlots;
+    /** Moves the running job back to delayed for `ms` (without counting a try) and throws. */
+    postpone?: (ms: number) => Promise<never>;
+  },
 ): Promise<ProcessResult> {
   const log = deps.log.child({ jobName: job.name, jobId: job.id });
   const def = Object.hasOwn(deps.registry, job.name) ? deps.registry[job.name] : undefined;
@@ -63,12 +90,20 @@ export async function processJob(
     await settle(deps, job, log, 'job_payload_invalid');
     return { dropped: 'job_payload_invalid' };
   }
-  await def.handler(parsed.data, {
-    db: deps.db,
-    log,
-    jobId: String(job.id),
-    attempt: job.attemptsMade + 1,
-  });
+  try {
+    await def.handler(parsed.data, {
+      db: deps.db,
+      log,
+      jobId: String(job.id),
+      attempt: job.attemptsMade + 1,
+      hostSlots: deps.hostSlots,
+    });
+  } catch (err) {
+    // The host is at its limit: back to delayed for a moment instead of
+    // waiting in a worker slot that another host's job could use.
+    if (err instanceof HostBusyError && deps.postpone) await deps.postpone(err.retryInMs);
+    throw err;
+  }
   await settle(deps, job, log);
   return {};
 }
@@ -94,44 +129,88 @@ async function settle(
 }
 
 export interface JobWorker {
-  readonly worker: Worker;
+  /** One BullMQ worker per lane, then the pre-lane queue's drain. */
+  readonly workers: readonly { queue: string; worker: Worker }[];
+  readonly hostSlots: HostSlots;
   close(): Promise<void>;
 }
 
+/** Each lane's slots: the defaults, overridden by a number for all or per lane. */
+export function laneConcurrency(
+  given?: number | Partial<Record<JobLane, number>>,
+): Record<JobLane, number> {
+  const out = { ...DEFAULT_LANE_CONCURRENCY };
+  for (const lane of JOB_LANES) {
+    const n = typeof given === 'number' ? given : given?.[lane];
+    if (n !== undefined) out[lane] = n;
+  }
+  return out;
+}
+
 /**
- * Starts consuming. Never waits for Redis: the worker connects and reconnects
- * in the background, so boot and requests are never held up by it.
+ * Starts consuming: one BullMQ worker per lane, each with its own slots, on
+ * one shared Redis connection (each worker adds its own blocking one), and
+ * the drain of the pre-lane queue. Never waits for Redis: the workers
+ * connect and reconnect in the background, so boot and requests are never
+ * held up by it.
  */
 export function startJobWorker(opts: JobWorkerOptions): JobWorker {
   const registry = opts.registry ?? jobRegistry;
   const log = (opts.log ?? moduleLogger('worker')).child({ queue: opts.target.queueName });
   const redis = createRedisConnection(opts.target.redisUrl, 'worker', log);
-  const worker = new Worker(
-    opts.target.queueName,
-    (job) => processJob(job, { db: opts.db, registry, log }),
-    {
-      connection: redis,
-      prefix: opts.target.prefix,
-      concurrency: opts.concurrency ?? 4,
-      autorun: true,
-    },
-  );
-  worker.on('error', (err) => {
-    // While Redis is away the connection's listener has said so once; BullMQ
-    // would repeat it for every reconnect attempt of each of its clients.
-    if (redis.status !== 'ready') return;
-    log.warn({ err: err.message }, 'worker error');
+  const hostSlots = new HostSlots(redis, {
+    prefix: opts.target.prefix,
+    limit: opts.hostConcurrency ?? DEFAULT_HOST_CONCURRENCY,
   });
-  worker.on('failed', (job, err) => {
-    log.warn(
-      { jobName: job?.name, jobId: job?.id, attemptsMade: job?.attemptsMade, err: err.message },
-      'job failed',
+  const slots = laneConcurrency(opts.concurrency);
+  const queues = [
+    ...(opts.lanes ?? JOB_LANES).map((lane) => ({
+      name: laneQueueName(opts.target.queueName, lane),
+      concurrency: slots[lane],
+    })),
+    { name: opts.target.queueName, concurrency: LEGACY_DRAIN_CONCURRENCY },
+  ];
+  const workers = queues.map(({ name, concurrency }) => ({
+    queue: name,
+    worker: startOne(name, concurrency),
+  }));
+
+  function startOne(name: string, concurrency: number): Worker {
+    const qlog = log.child({ queue: name });
+    const worker = new Worker(
+      name,
+      (job, token) =>
+        processJob(job, {
+          db: opts.db,
+          registry,
+          log: qlog,
+          hostSlots,
+          postpone: async (ms) => {
+            await job.moveToDelayed(Date.now() + ms, token);
+            // Tells BullMQ the job was moved: neither completed nor a failed try.
+            throw new DelayedError();
+          },
+        }),
+      { connection: redis, prefix: opts.target.prefix, concurrency, autorun: true },
     );
-    // After its last attempt the job is given up: so is its outbox row.
-    if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) {
-      void settle({ db: opts.db }, job, log, err.message);
-    }
-  });
+    worker.on('error', (err) => {
+      // While Redis is away the connection's listener has said so once; BullMQ
+      // would repeat it for every reconnect attempt of each of its clients.
+      if (redis.status !== 'ready') return;
+      qlog.warn({ err: err.message }, 'worker error');
+    });
+    worker.on('failed', (job, err) => {
+      qlog.warn(
+        { jobName: job?.name, jobId: job?.id, attemptsMade: job?.attemptsMade, err: err.message },
+        'job failed',
+      );
+      // After its last attempt the job is given up: so is its outbox row.
+      if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) {
+        void settle({ db: opts.db }, job, qlog, err.message);
+      }
+    });
+    return worker;
+  }
 
   const heartbeatMs = opts.heartbeatMs ?? 15_000;
   let beat: NodeJS.Timeout | undefined;
@@ -146,20 +225,25 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
   }
 
   return {
-    worker,
+    workers,
+    hostSlots,
     async close() {
       if (beat) clearInterval(beat);
       if (redis.status === 'ready') {
         try {
           // Lets the running jobs finish; bounded so shutdown always ends.
-          await withTimeout(worker.close(), 10_000, 'worker_close_timeout');
+          await withTimeout(
+            Promise.all(workers.map((w) => w.worker.close())),
+            10_000,
+            'worker_close_timeout',
+          );
         } catch (err) {
           log.warn({ err: String(err) }, 'worker close timed out');
         }
       } else {
         // Without Redis no job can complete and BullMQ's close would wait for
         // the connection forever; dropping the connection ends it.
-        worker.close(true).catch(() => {});
+        for (const w of workers) w.worker.close(true).catch(() => {});
       }
       await closeRedis(redis);
     },

@@ -1,7 +1,11 @@
 import 'server-only';
 import type { Prisma, PrismaClient } from '@/lib/generated/prisma/client';
 import { deliverDedupeKey } from '../jobs/definitions';
-import { countWebhookAttempt, countWebhookAutoDisabled } from '../metrics/webhooks';
+import {
+  countWebhookAttempt,
+  countWebhookAutoDisabled,
+  observeWebhookAttempt,
+} from '../metrics/webhooks';
 import { enqueueInTx, nudgeRelay } from '../queue/outbox';
 import { webhookPolicy } from './policy';
 import type { AttemptResult } from './post-signed';
@@ -99,6 +103,7 @@ export async function recordAttempt(prisma: PrismaClient, a: AttemptRecord): Pro
   });
   if (counted) {
     countWebhookAttempt(counted.kind, r.ok ? 'delivered' : r.notSent ? 'not_sent' : 'failed');
+    if (!r.notSent) observeWebhookAttempt(counted.kind, r.latencyMs);
     if (counted.disabled) countWebhookAutoDisabled(counted.kind);
   }
   if (next) nudgeRelay();

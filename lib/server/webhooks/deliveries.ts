@@ -6,6 +6,7 @@ import { moduleLogger } from '../logger';
 import { nudgeRelay } from '../queue/outbox';
 import { enqueueAttempt, recordAttempt } from './attempts';
 import { WebhookError } from './errors';
+import type { HostSlots } from './host-slots';
 import { callbackMessageId, callbackPayload, RESOLVED_EVENT } from './payload';
 import { maxAttempts } from './policy';
 import { attemptErrorText, postSigned } from './post-signed';
@@ -75,11 +76,15 @@ export async function createCallbackDelivery(ticketId: string): Promise<string |
  * whose attempt number is not the next one is a duplicate and does nothing.
  * On failure the next attempt is an outbox row due after the policy's delay,
  * so retries survive restarts and Redis outages like any other work.
+ * With `slots` (the worker's), the request needs one of the host's
+ * callback slots: HostBusyError when all are taken, nothing recorded (the
+ * job comes back later; this was no attempt).
  */
 export async function deliverAttempt(
   deliveryId: string,
   attempt: number,
   manual = false,
+  slots?: HostSlots,
 ): Promise<'sent' | 'failed' | 'skipped'> {
   const prisma = await db();
   const d = await prisma.webhookDelivery.findUnique({
@@ -104,13 +109,18 @@ export async function deliverAttempt(
   }
   // A secret this process cannot decrypt (another APP_ENCRYPTION_KEY, a
   // tampered row) is a failed attempt with its error, like a refused request.
-  const res = await postSigned(prisma, {
-    webhookId: d.webhook.id,
-    messageId: d.messageId,
-    url: d.webhook.url,
-    body: JSON.stringify(d.payload),
-    timeoutMs: Math.min(d.webhook.timeoutMs, CALLBACK_TIMEOUT_MS),
-  });
+  const timeoutMs = Math.min(d.webhook.timeoutMs, CALLBACK_TIMEOUT_MS);
+  const post = () =>
+    postSigned(prisma, {
+      webhookId: d.webhook.id,
+      messageId: d.messageId,
+      url: d.webhook.url,
+      body: JSON.stringify(d.payload),
+      timeoutMs,
+    });
+  const res = slots
+    ? await slots.run({ hostId: d.webhook.hostId, kind: 'callback', timeoutMs }, post)
+    : await post();
   const retry = !res.ok && !manual && attempt < maxAttempts();
   await recordAttempt(prisma, {
     deliveryId: d.id,

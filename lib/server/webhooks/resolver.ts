@@ -8,8 +8,9 @@ import { db } from '../db';
 import { findNulCharacter } from '../http/nul-character';
 import { moduleLogger } from '../logger';
 import { recordAttempt } from './attempts';
+import type { HostSlots } from './host-slots';
 import { RESOLVE_REQUEST_EVENT } from './payload';
-import { postSigned } from './post-signed';
+import { type AttemptResult, attemptErrorText, postSigned } from './post-signed';
 
 const log = moduleLogger('webhooks-resolver');
 
@@ -37,10 +38,12 @@ export interface ConsultResult {
  * hands the ticket over to the reviewers at once. Consulted only while the
  * ticket is with the resolver (`resolverUntil` ahead), within what is left
  * of that phase. Nothing here can produce a permit by
- * default.
+ * default. With `slots` (the worker's), the request waits for one of the
+ * host's resolver slots: HostBusyError when all are taken (the job comes
+ * back later; nothing is recorded and the ticket stays with the resolver).
  */
-export async function consultResolver(ticketId: string): Promise<ConsultResult> {
-  const result = await consult(ticketId);
+export async function consultResolver(ticketId: string, slots?: HostSlots): Promise<ConsultResult> {
+  const result = await consult(ticketId, slots);
   // Issue 6: anything but a decision hands the ticket to the reviewers now
   // (a no-op unless it is still pending with the resolver).
   if (result.outcome !== 'approved' && result.outcome !== 'rejected') {
@@ -49,7 +52,7 @@ export async function consultResolver(ticketId: string): Promise<ConsultResult> 
   return result;
 }
 
-async function consult(ticketId: string): Promise<ConsultResult> {
+async function consult(ticketId: string, slots?: HostSlots): Promise<ConsultResult> {
   const prisma = await db();
   const ticket = await prisma.approvalTicket.findUnique({
     where: { id: ticketId },
@@ -102,26 +105,61 @@ async function consult(ticketId: string): Promise<ConsultResult> {
   });
   if (created.count === 0 && row.attempts > 0) return { outcome: 'skipped' };
 
+  const timeoutMs = Math.min(hook.timeoutMs, phaseLeftMs);
   // Never throws: a secret this process cannot decrypt is a failed consultation, recorded.
-  const res = await postSigned(prisma, {
-    webhookId: hook.id,
-    messageId,
-    url: hook.url,
-    body: JSON.stringify(request),
-    timeoutMs: Math.min(hook.timeoutMs, phaseLeftMs),
-    requireWholeBody: true,
-  });
+  const post = () =>
+    postSigned(prisma, {
+      webhookId: hook.id,
+      messageId,
+      url: hook.url,
+      body: JSON.stringify(request),
+      timeoutMs,
+      requireWholeBody: true,
+    });
+  const res = slots
+    ? await slots.run({ hostId: ticket.hostId, kind: 'resolver', timeoutMs }, post)
+    : await post();
+  const attempt = { deliveryId: row.id, webhookId: hook.id, hostId: ticket.hostId };
+  try {
+    return await settleConsultation(ticket.id, ticket.contextIdentity, attempt, res);
+  } catch (err) {
+    // The request went out but what followed threw (the decision or the
+    // attempt's write failed). Before, the row kept 0 attempts while BullMQ
+    // ran the job again, consulting again each time, and the delivery log
+    // showed nothing: the try is recorded as a failed attempt with its error
+    // (the ticket then goes to the reviewers). Only when that cannot be
+    // written either does the job throw and BullMQ run it again.
+    const error = attemptErrorText(err, 'attempt_error');
+    await recordAttempt(prisma, {
+      ...attempt,
+      attempt: 1,
+      retry: false,
+      result: { ok: false, status: res.status, latencyMs: res.latencyMs, error },
+    }).catch(() => {
+      throw err;
+    });
+    log.warn({ ticketId, error }, 'resolver consultation threw after its request; recorded');
+    return { outcome: 'failed', reason: error };
+  }
+}
+
+/** Applies the answer and records the attempt (and its audit event). */
+async function settleConsultation(
+  ticketId: string,
+  identity: string | null,
+  attempt: { deliveryId: string; webhookId: string; hostId: string },
+  res: AttemptResult,
+): Promise<ConsultResult> {
+  const prisma = await db();
   const result = res.ok
-    ? await applyAnswer(ticket.id, ticket.contextIdentity, res.body ?? '')
+    ? await applyAnswer(ticketId, identity, res.body ?? '')
     : {
         outcome: 'failed' as const,
         reason: res.error ?? 'failed',
       };
   const answered = result.outcome !== 'failed' && result.outcome !== 'invalid';
   await recordAttempt(prisma, {
-    deliveryId: row.id,
-    webhookId: hook.id,
-    hostId: ticket.hostId,
+    ...attempt,
     attempt: 1,
     retry: false,
     // A well-formed answer is a delivered consultation, even `unresolved`.
@@ -131,7 +169,7 @@ async function consult(ticketId: string): Promise<ConsultResult> {
   });
   if (answered && result.reason) {
     await prisma.webhookDelivery.update({
-      where: { id: row.id },
+      where: { id: attempt.deliveryId },
       data: { lastError: result.reason },
     });
   }
@@ -140,7 +178,7 @@ async function consult(ticketId: string): Promise<ConsultResult> {
       actorKind: 'resolver',
       action: 'webhook.resolver_consulted',
       targetType: 'ticket',
-      targetId: ticket.id,
+      targetId: ticketId,
       details: { outcome: result.outcome, reason: result.reason ?? null } as Prisma.InputJsonObject,
     },
   });

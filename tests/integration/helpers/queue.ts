@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import { createLogger } from '@/lib/server/logger';
-import type { QueueTarget } from '@/lib/server/queue/queues';
+import { JOB_LANES } from '@/lib/server/jobs/definitions';
+import { laneQueueName, type QueueTarget } from '@/lib/server/queue/queues';
 import { testRedis } from './redis';
 
 /**
@@ -21,16 +22,20 @@ export function testQueueTarget(redisUrl = testRedis().url): QueueTarget {
   };
 }
 
+/** Removes the target's queues: every lane and the pre-lane one. */
 export async function obliterateTarget(target: QueueTarget): Promise<void> {
-  const q = new Queue(target.queueName, {
-    connection: { url: testRedis().url },
-    prefix: target.prefix,
-  });
-  q.on('error', () => {});
-  try {
-    await q.obliterate({ force: true });
-  } finally {
-    await q.close();
+  const names = [target.queueName, ...JOB_LANES.map((l) => laneQueueName(target.queueName, l))];
+  for (const name of names) {
+    const q = new Queue(name, {
+      connection: { url: testRedis().url },
+      prefix: target.prefix,
+    });
+    q.on('error', () => {});
+    try {
+      await q.obliterate({ force: true });
+    } finally {
+      await q.close();
+    }
   }
 }
 
