@@ -44,6 +44,10 @@ function main() {
     // Required with DATABASE_URL, like AUTH_SECRET (lib/server/auth/secret.ts).
     process.env.APP_ENCRYPTION_KEY ??= randomBytes(32).toString('hex');
     process.env.LOG_LEVEL = 'warn';
+    // The server's relay hands the tickets' jobs (fan-out, expiries) to
+    // Redis: under a prefix of the bench's own, not the shared Redis's real
+    // queues, where they were left behind (issue 16: a 1,955-job backlog).
+    process.env.QUEUE_PREFIX = `ckbench-${randomBytes(4).toString('hex')}`;
     const server = { proc: undefined as ReturnType<typeof spawn> | undefined };
     try {
       return await run(dbUrl, server);
@@ -52,8 +56,13 @@ function main() {
       await new Promise((r) => setTimeout(r, 500));
       const { stopApprovalsRuntime } = await import('../lib/server/approvals/runtime');
       const { closeDb } = await import('../lib/server/db');
+      const { appQueueTarget } = await import('../lib/server/queue/producer');
+      const { obliterateQueues } = await import('../lib/server/queue/queues');
       await stopApprovalsRuntime();
       await closeDb();
+      await obliterateQueues(appQueueTarget()).catch((err) =>
+        log(`could not remove the bench's queues: ${String(err)}`),
+      );
     }
   });
 }

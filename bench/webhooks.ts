@@ -48,7 +48,7 @@ async function run(databaseUrl: string, closers: Array<() => Promise<void>>) {
   await migrateTarget({ kind: 'postgres', url: databaseUrl });
   const { db, closeDb } = await import('../lib/server/db');
   const { config } = await import('../lib/server/config');
-  const { JobQueue } = await import('../lib/server/queue/queues');
+  const { JobQueue, obliterateQueues } = await import('../lib/server/queue/queues');
   const { OutboxRelay } = await import('../lib/server/queue/relay');
   const { startJobWorker } = await import('../lib/server/queue/worker');
   const { decideTicket } = await import('../lib/server/approvals/decide');
@@ -116,13 +116,10 @@ async function run(databaseUrl: string, closers: Array<() => Promise<void>>) {
     await relay.stop();
     await worker.close();
     await queue.close();
-    const { Queue } = await import('bullmq');
-    const q = new Queue(target.queueName, {
-      connection: { url: target.redisUrl },
-      prefix: target.prefix,
-    });
-    await q.obliterate({ force: true }).catch(() => {});
-    await q.close();
+    // Every lane's queue and the pre-lane one: all the bench's jobs go.
+    await obliterateQueues(target).catch((err) =>
+      log(`could not remove the bench's queues: ${String(err)}`),
+    );
   });
 
   log(`creating ${N} pending tickets…`);

@@ -8,6 +8,7 @@ import {
   HEARTBEAT_STALE_MS,
   type SystemStatus,
 } from '@/lib/server/health/system-status';
+import type { LaneCounts } from '@/lib/server/queue/queues';
 import { Badge, Card, Row, When } from './parts';
 
 export const dynamic = 'force-dynamic';
@@ -155,6 +156,11 @@ function FullStatus({ s }: { s: SystemStatus }) {
               </code>
             </Row>
           ) : null}
+          {beat?.lanes ? (
+            <Row label="Lanes it consumes">
+              <code className="text-xs">{beat.lanes.join(', ') || 'none'}</code>
+            </Row>
+          ) : null}
         </Card>
         <Card title="Housekeeping">
           <Row label="Last run">
@@ -172,6 +178,69 @@ function FullStatus({ s }: { s: SystemStatus }) {
           ) : null}
         </Card>
       </div>
+      {s.queue.lanes ? (
+        <LaneTable lanes={s.queue.lanes} seen={s.worker.lanes ?? {}} now={now} />
+      ) : null}
     </Frame>
+  );
+}
+
+/** Whether some worker consumes the lane (WORKER_LANES splits them over processes). */
+function LaneWorker({ beat, now }: { beat?: { at: string }; now: number }) {
+  if (!beat) return <Badge tone="bad">none seen</Badge>;
+  const fresh = now - new Date(beat.at).getTime() < HEARTBEAT_STALE_MS;
+  return <Badge tone={fresh ? 'ok' : 'bad'}>{fresh ? 'alive' : 'silent'}</Badge>;
+}
+
+/**
+ * One row per lane (its own queue and worker slots): which kind of work is
+ * backing up, and whether any worker consumes it. The pre-lane queue only
+ * while it still holds jobs.
+ */
+function LaneTable({
+  lanes,
+  seen,
+  now,
+}: {
+  lanes: LaneCounts[];
+  seen: NonNullable<SystemStatus['worker']['lanes']>;
+  now: number;
+}) {
+  const rows = lanes.filter(
+    (l) => l.queue !== 'legacy' || l.waiting + l.delayed + l.active + l.failed > 0,
+  );
+  const num = 'px-2 py-1 text-right tabular-nums';
+  return (
+    <section className="rounded-lg border border-gray-200 bg-white p-4" data-testid="status-lanes">
+      <h2 className="mb-2 text-sm font-semibold text-gray-700">Queue lanes</h2>
+      <table className="w-full text-sm">
+        <thead className="text-xs text-gray-500">
+          <tr>
+            <th className="px-2 py-1 text-left font-normal">Lane</th>
+            <th className={`${num} font-normal`}>Waiting (due)</th>
+            <th className={`${num} font-normal`}>Scheduled</th>
+            <th className={`${num} font-normal`}>Active</th>
+            <th className={`${num} font-normal`}>Failed</th>
+            <th className="px-2 py-1 text-right font-normal">Worker</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((l) => (
+            <tr key={l.queue} className="border-t border-gray-100">
+              <td className="px-2 py-1">
+                <code className="text-xs">{l.queue === 'legacy' ? 'pre-lane queue' : l.queue}</code>
+              </td>
+              <td className={num}>{l.waiting}</td>
+              <td className={num}>{l.delayed}</td>
+              <td className={num}>{l.active}</td>
+              <td className={num}>{l.failed > 0 ? <Badge tone="warn">{l.failed}</Badge> : 0}</td>
+              <td className="px-2 py-1 text-right">
+                {l.queue === 'legacy' ? null : <LaneWorker beat={seen[l.queue]} now={now} />}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
   );
 }

@@ -2,7 +2,7 @@ import 'server-only';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseTrustedProxies } from './http/trusted-proxies';
-import { DEFAULT_LANE_CONCURRENCY, type JobLane } from './jobs/definitions';
+import { DEFAULT_LANE_CONCURRENCY, JOB_LANES, type JobLane } from './jobs/definitions';
 
 /**
  * Configuration, read and validated once; nothing else reads `process.env`,
@@ -16,6 +16,22 @@ const bool = z
 
 /** A worker lane's slot count (`WORKER_CONCURRENCY_<LANE>`). */
 const slots = (fallback: number) => z.coerce.number().int().min(1).max(256).default(fallback);
+
+/** `WORKER_LANES`: known lane names, each once; an unknown or empty list is an error, not "all". */
+function parseLanes(v: string, ctx: z.RefinementCtx): JobLane[] {
+  const given = v.split(',').map((s) => s.trim());
+  const names = [...new Set(given.filter(Boolean))];
+  const unknown = names.filter((n) => !(JOB_LANES as readonly string[]).includes(n));
+  if (unknown.length > 0 || names.length === 0) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `${unknown.length ? `unknown lane ${unknown.join(', ')}; ` : ''}must list lanes from ${JOB_LANES.join(', ')}`,
+    });
+    return [];
+  }
+  // Definition order, so logs and the heartbeat read the same whatever the spelling.
+  return JOB_LANES.filter((l) => names.includes(l));
+}
 
 const url = (protocols: string[]) =>
   z.string().refine(
@@ -73,6 +89,16 @@ const schema = z
     WORKER_CONCURRENCY_RESOLVER: slots(DEFAULT_LANE_CONCURRENCY.resolver),
     WORKER_CONCURRENCY_SLACK: slots(DEFAULT_LANE_CONCURRENCY.slack),
     WORKER_CONCURRENCY_MAINTENANCE: slots(DEFAULT_LANE_CONCURRENCY.maintenance),
+    /** Comma-separated lanes this process's worker consumes (e.g. `callbacks` for a dedicated callbacks worker); unset = all. */
+    WORKER_LANES: z
+      .string()
+      .optional()
+      .transform((v, ctx) => (v === undefined ? undefined : parseLanes(v, ctx))),
+    /** BullMQ key prefix of this installation's queues (default `checkpoint`); installations or benchmarks sharing one Redis each need their own. */
+    QUEUE_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1–64 letters, digits, "_", "." or "-"')
+      .optional(),
     /** Webhook calls in flight per host and kind (callback, resolver), across every worker. */
     WEBHOOK_HOST_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(2),
     /** A webhook whose recent p95 attempt latency is above this is flagged as a slow receiver. */

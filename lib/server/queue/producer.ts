@@ -25,7 +25,7 @@ export function appQueueTarget(): QueueTarget {
   return {
     redisUrl: config().REDIS_URL,
     queueName: DEFAULT_QUEUE_NAME,
-    prefix: DEFAULT_QUEUE_PREFIX,
+    prefix: config().QUEUE_PREFIX ?? DEFAULT_QUEUE_PREFIX,
   };
 }
 

@@ -240,6 +240,31 @@ export class JobQueue {
   }
 }
 
+/**
+ * Removes every queue of a target (each lane and the pre-lane one) with all
+ * its jobs: for benchmarks and tests, which run on targets of their own.
+ * Refuses the installation's default target, whose jobs are real work.
+ * `redisUrl` overrides the target's (a test target may name a closed port).
+ */
+export async function obliterateQueues(
+  target: QueueTarget,
+  redisUrl = target.redisUrl,
+): Promise<void> {
+  if (target.queueName === DEFAULT_QUEUE_NAME && target.prefix === DEFAULT_QUEUE_PREFIX) {
+    throw new Error('refusing to obliterate the default queues');
+  }
+  const names = [target.queueName, ...JOB_LANES.map((l) => laneQueueName(target.queueName, l))];
+  for (const name of names) {
+    const q = new Queue(name, { connection: { url: redisUrl }, prefix: target.prefix });
+    q.on('error', () => {});
+    try {
+      await q.obliterate({ force: true });
+    } finally {
+      await q.close();
+    }
+  }
+}
+
 export function sum<T>(items: readonly T[], pick: (item: T) => number): number {
   return items.reduce((n, item) => n + pick(item), 0);
 }

@@ -42,6 +42,8 @@ export function startBackground(opts: BackgroundOptions): void {
       target: appQueueTarget(),
       db: opts.db,
       concurrency: workerConcurrency(config()),
+      // Unset: every lane. A subset runs dedicated workers (e.g. callbacks apart).
+      lanes: config().WORKER_LANES,
       hostConcurrency: config().WEBHOOK_HOST_CONCURRENCY,
     });
   }
@@ -50,7 +52,10 @@ export function startBackground(opts: BackgroundOptions): void {
       relay: true,
       worker: Boolean(rt.worker),
       ...(rt.worker && {
-        lanes: workerConcurrency(config()),
+        lanes: Object.fromEntries(
+          rt.worker.lanes.map((lane) => [lane, workerConcurrency(config())[lane]]),
+        ),
+        drainsLegacy: rt.worker.workers.length > rt.worker.lanes.length,
         hostConcurrency: config().WEBHOOK_HOST_CONCURRENCY,
       }),
     },

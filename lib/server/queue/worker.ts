@@ -1,30 +1,33 @@
 import 'server-only';
-import os from 'node:os';
 import { DelayedError, type Job, Worker } from 'bullmq';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { DEFAULT_LANE_CONCURRENCY, JOB_LANES, type JobLane } from '../jobs/definitions';
 import { type JobRegistry, jobRegistry } from '../jobs/handlers';
 import { type Logger, moduleLogger } from '../logger';
-import { HostBusyError, HostSlots } from '../webhooks/host-slots';
+import {
+  HostBusyError,
+  HostSlots,
+  STEP_ASIDE,
+  type StepAsidePolicy,
+  stepAsideMs,
+} from '../webhooks/host-slots';
 import { closeRedis, createRedisConnection, withTimeout } from './connection';
+import { writeHeartbeat } from './heartbeat';
 import { laneQueueName, type QueueTarget } from './queues';
 import { settleOutboxRow } from './reconcile';
 
-/** AppSetting key of the worker heartbeat shown on /status. */
-export const WORKER_HEARTBEAT_KEY = 'worker.heartbeat';
-
-export interface WorkerHeartbeat {
-  at: string;
-  host: string;
-  pid: number;
-  queue: string;
-}
+// Where callers looked for it before ./heartbeat.ts held it.
+export { WORKER_HEARTBEAT_KEY, type WorkerHeartbeat } from './heartbeat';
 
 /** Calls in flight per host and webhook kind when the caller names no limit. */
 export const DEFAULT_HOST_CONCURRENCY = 2;
 
 /**
- * The queue of versions before lanes is drained one job at a time. Nothing
+ * The queue of versions before lanes is drained one job at a time, by the
+ * workers that consume the `maintenance` lane (the lane of odds and ends,
+ * where unknown names go too): a dedicated callbacks worker must not run
+ * expiries from it, yet a deployment that splits the lanes over several
+ * processes still drains it, since someone has to run maintenance. Nothing
  * new lands there (except from an old instance during a rolling upgrade);
  * what is left (delayed retries, an expiry due at a deadline, tomorrow's
  * retention run) must still run, but must not compete with the lanes for
@@ -39,10 +42,12 @@ export interface JobWorkerOptions {
   registry?: JobRegistry;
   /** Slots per lane; a number gives every lane the same. Unset lanes: DEFAULT_LANE_CONCURRENCY. */
   concurrency?: number | Partial<Record<JobLane, number>>;
-  /** Lanes this worker consumes (default: all). The pre-lane queue is always drained. */
+  /** Lanes this worker consumes (WORKER_LANES; default: all). With `maintenance` it drains the pre-lane queue too. */
   lanes?: readonly JobLane[];
   /** Outbound webhook calls in flight per host and kind, across workers (WEBHOOK_HOST_CONCURRENCY). */
   hostConcurrency?: number;
+  /** How long a job refused a host slot steps aside (default STEP_ASIDE; tests compare policies). */
+  stepAside?: StepAsidePolicy;
   /** 0 disables the heartbeat (tests). */
   heartbeatMs?: number;
   log?: Logger;
@@ -65,14 +70,15 @@ export interface ProcessResult {
  * PostgreSQL already knows the work is done and nothing runs it again.
  */
 export async function processJob(
-  job: Pick<Job, 'name' | 'data' | 'id' | 'attemptsMade'>,
+  job: Pick<Job, 'name' | 'data' | 'id' | 'attemptsMade'> & { attemptsStarted?: number },
   deps: {
     db: PrismaClient;
     registry: JobRegistry;
     log: Logger;
     hostSlots?: HostSlots;
     /** Moves the running job back to delayed for `ms` (without counting a try) and throws. */
-    postpone?: (ms: number) => Promise<never>;
+    postpone?: (ms: number, busy: HostBusyError) => Promise<never>;
+    stepAside?: StepAsidePolicy;
   },
 ): Promise<ProcessResult> {
   const log = deps.log.child({ jobName: job.name, jobId: job.id });
@@ -100,12 +106,33 @@ export async function processJob(
     });
   } catch (err) {
     // The host is at its limit: back to delayed for a moment instead of
-    // waiting in a worker slot that another host's job could use.
-    if (err instanceof HostBusyError && deps.postpone) await deps.postpone(err.retryInMs);
+    // waiting in a worker slot that another host's job could use; the longer
+    // it has been waiting, the longer the moment (see stepAsideMs).
+    if (err instanceof HostBusyError && deps.postpone) {
+      await deps.postpone(stepAsideMs(stepAsides(job), deps.stepAside ?? STEP_ASIDE), err);
+    }
     throw err;
   }
   await settle(deps, job, log);
   return {};
+}
+
+/** `<queue>|<jobId>` as HostSlots.wait lists it (queue names hold no `|`). */
+function splitWaiter(member: string): [string, string] {
+  const at = member.indexOf('|');
+  return at < 0 ? [member, ''] : [member.slice(0, at), member.slice(at + 1)];
+}
+
+/**
+ * How often the job has stepped aside for a busy host before this run.
+ * BullMQ counts every start (`attemptsStarted`) but only failed ones in
+ * `attemptsMade`; a DelayedError is not a failure, so the difference, less
+ * this run, is the step-asides (plus any stalled runs, rare enough not to
+ * matter). No extra Redis write per step-aside, and the count lives and
+ * dies with the job.
+ */
+export function stepAsides(job: { attemptsMade: number; attemptsStarted?: number }): number {
+  return Math.max(0, (job.attemptsStarted ?? 0) - job.attemptsMade - 1);
 }
 
 /**
@@ -129,8 +156,10 @@ async function settle(
 }
 
 export interface JobWorker {
-  /** One BullMQ worker per lane, then the pre-lane queue's drain. */
+  /** One BullMQ worker per lane consumed, then the pre-lane queue's drain (if this worker runs it). */
   readonly workers: readonly { queue: string; worker: Worker }[];
+  /** The lanes consumed, in JOB_LANES order. */
+  readonly lanes: readonly JobLane[];
   readonly hostSlots: HostSlots;
   close(): Promise<void>;
 }
@@ -158,22 +187,39 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
   const registry = opts.registry ?? jobRegistry;
   const log = (opts.log ?? moduleLogger('worker')).child({ queue: opts.target.queueName });
   const redis = createRedisConnection(opts.target.redisUrl, 'worker', log);
+  // Filled below; a freed host slot promotes a waiting job of one of these queues.
+  const byQueue = new Map<string, Worker>();
   const hostSlots = new HostSlots(redis, {
     prefix: opts.target.prefix,
     limit: opts.hostConcurrency ?? DEFAULT_HOST_CONCURRENCY,
+    wake: async (member) => {
+      const [queue, jobId] = splitWaiter(member);
+      const worker = byQueue.get(queue);
+      if (!worker || !jobId) return false;
+      // Throws unless the job is still delayed (already run, or woken by another worker).
+      return worker.backend.promote(jobId).then(
+        () => true,
+        () => false,
+      );
+    },
   });
   const slots = laneConcurrency(opts.concurrency);
+  const lanes = JOB_LANES.filter((l) => (opts.lanes ?? JOB_LANES).includes(l));
+  const drainsLegacy = lanes.includes('maintenance');
   const queues = [
-    ...(opts.lanes ?? JOB_LANES).map((lane) => ({
+    ...lanes.map((lane) => ({
       name: laneQueueName(opts.target.queueName, lane),
       concurrency: slots[lane],
     })),
-    { name: opts.target.queueName, concurrency: LEGACY_DRAIN_CONCURRENCY },
+    ...(drainsLegacy
+      ? [{ name: opts.target.queueName, concurrency: LEGACY_DRAIN_CONCURRENCY }]
+      : []),
   ];
   const workers = queues.map(({ name, concurrency }) => ({
     queue: name,
     worker: startOne(name, concurrency),
   }));
+  for (const w of workers) byQueue.set(w.queue, w.worker);
 
   function startOne(name: string, concurrency: number): Worker {
     const qlog = log.child({ queue: name });
@@ -185,8 +231,13 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
           registry,
           log: qlog,
           hostSlots,
-          postpone: async (ms) => {
+          stepAside: opts.stepAside,
+          postpone: async (ms, busy) => {
             await job.moveToDelayed(Date.now() + ms, token);
+            // Listed once delayed: a release before this misses it, and its timer brings it back.
+            await hostSlots
+              .wait(busy.hostId, busy.kind, `${name}|${job.id}`, job.timestamp)
+              .catch(() => {});
             // Tells BullMQ the job was moved: neither completed nor a failed try.
             throw new DelayedError();
           },
@@ -216,7 +267,7 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
   let beat: NodeJS.Timeout | undefined;
   if (heartbeatMs > 0) {
     const write = () =>
-      writeHeartbeat(opts.db, opts.target.queueName).catch((err) =>
+      writeHeartbeat(opts.db, opts.target.queueName, lanes, drainsLegacy).catch((err) =>
         log.warn({ err: String(err) }, 'worker heartbeat failed'),
       );
     void write();
@@ -226,6 +277,7 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
 
   return {
     workers,
+    lanes,
     hostSlots,
     async close() {
       if (beat) clearInterval(beat);
@@ -248,18 +300,4 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
       await closeRedis(redis);
     },
   };
-}
-
-async function writeHeartbeat(db: PrismaClient, queue: string): Promise<void> {
-  const value: WorkerHeartbeat = {
-    at: new Date().toISOString(),
-    host: os.hostname(),
-    pid: process.pid,
-    queue,
-  };
-  await db.appSetting.upsert({
-    where: { key: WORKER_HEARTBEAT_KEY },
-    create: { key: WORKER_HEARTBEAT_KEY, value: { ...value } },
-    update: { value: { ...value } },
-  });
 }

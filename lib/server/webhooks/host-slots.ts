@@ -17,8 +17,35 @@ import type { Redis } from 'ioredis';
 
 /** Added to a call's timeout: the lease also covers the attempt's database writes. */
 export const LEASE_MARGIN_MS = 10_000;
-/** A job refused a slot comes back after this long plus up to as much again (jitter). */
-export const BUSY_RETRY_MS = 250;
+/** How long a job refused a slot steps aside (back to delayed), by how often it already has. */
+export interface StepAsidePolicy {
+  /** The ceiling of the first step-aside; it doubles with every further one… */
+  firstMs: number;
+  /** …up to this. */
+  maxMs: number;
+}
+
+/**
+ * 250–500 ms the first time (a fast host's burst clears in a moment),
+ * doubling to 2.5–5 s. A fixed 250–500 ms had every job behind a slow host
+ * come back two to four times a second: 1,000 callbacks queued for one
+ * receiver made thousands of Redis operations a second to no purpose.
+ */
+export const STEP_ASIDE: StepAsidePolicy = Object.freeze({ firstMs: 500, maxMs: 5_000 });
+
+/**
+ * The delay of a job that has stepped aside `before` times already: a
+ * ceiling doubling from `firstMs` to `maxMs`, jittered over its upper half
+ * so that jobs refused together do not come back together.
+ */
+export function stepAsideMs(
+  before: number,
+  policy: StepAsidePolicy = STEP_ASIDE,
+  random: () => number = Math.random,
+): number {
+  const ceiling = Math.min(policy.maxMs, policy.firstMs * 2 ** Math.min(before, 30));
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}
 
 // KEYS[1]: the lease set. ARGV: lease id, limit, lease length in ms.
 const ACQUIRE = `
@@ -45,10 +72,16 @@ interface SlotCommands {
   checkpointSlotCount(key: string): Promise<number>;
 }
 
-/** A host's endpoint is at its limit: the job should come back later, not wait in a slot. */
+/**
+ * A host's endpoint is at its limit: the job should come back later (the
+ * worker picks when: stepAsideMs), not wait in a slot.
+ */
 export class HostBusyError extends Error {
   readonly code = 'webhook_host_busy';
-  constructor(readonly retryInMs: number) {
+  constructor(
+    readonly hostId: string,
+    readonly kind: string,
+  ) {
     super('webhook_host_busy');
   }
 }
@@ -59,7 +92,18 @@ export interface HostSlotsOptions {
   /** Calls in flight per host and kind (WEBHOOK_HOST_CONCURRENCY). */
   limit: number;
   marginMs?: number;
+  /**
+   * Brings one waiting job (a member `wait` registered) back before its
+   * step-aside ends; false when it cannot (gone, already running, another
+   * process's queue). Called after every release.
+   */
+  wake?: (member: string) => Promise<boolean>;
 }
+
+/** A waiter list untouched this long is dropped (its jobs come back on their own timers). */
+const WAITERS_TTL_MS = 10 * 60 * 1000;
+/** Waiters tried per release: stale ones (already run, removed) are skipped. */
+const WAKE_TRIES = 3;
 
 export class HostSlots {
   private readonly redis: Redis & SlotCommands;
@@ -85,6 +129,31 @@ export class HostSlots {
     return `${this.opts.prefix}:hostslots:${hostId}:${kind}`;
   }
 
+  /** The endpoint's jobs that stepped aside, oldest first. */
+  waitersKey(hostId: string, kind: string): string {
+    return `${this.key(hostId, kind)}:waiting`;
+  }
+
+  /**
+   * Registers a job that stepped aside for this endpoint, so that the next
+   * release wakes it instead of the slot idling until its timer. Scored by
+   * the job's age (first come, first woken); a job already listed keeps its
+   * place.
+   */
+  async wait(hostId: string, kind: string, member: string, since: number): Promise<void> {
+    const key = this.waitersKey(hostId, kind);
+    await this.redis.multi().zadd(key, 'NX', since, member).pexpire(key, WAITERS_TTL_MS).exec();
+  }
+
+  /** Wakes the oldest waiter that can be woken (a few tries); no-op without `wake`. */
+  private async wakeOne(hostId: string, kind: string): Promise<void> {
+    if (!this.opts.wake) return;
+    for (let i = 0; i < WAKE_TRIES; i++) {
+      const [member] = await this.redis.zpopmin(this.waitersKey(hostId, kind));
+      if (member === undefined || (await this.opts.wake(member))) return;
+    }
+  }
+
   /** A lease id, or null when the endpoint already has `limit` calls in flight. */
   async acquire(hostId: string, kind: string, callTimeoutMs: number): Promise<string | null> {
     const lease = randomUUID();
@@ -108,20 +177,22 @@ export class HostSlots {
   }
 
   /**
-   * Runs `call` holding a slot of the endpoint; HostBusyError (with a
-   * jittered delay) when none is free. A failed release is left to the
-   * lease's expiry.
+   * Runs `call` holding a slot of the endpoint; HostBusyError when none is
+   * free. A failed release is left to the lease's expiry. The freed slot
+   * wakes the endpoint's oldest waiter: with step-asides growing to
+   * seconds, a slot would otherwise idle until some waiter's timer ends.
    */
   async run<T>(
     endpoint: { hostId: string; kind: string; timeoutMs: number },
     call: () => Promise<T>,
   ): Promise<T> {
     const lease = await this.acquire(endpoint.hostId, endpoint.kind, endpoint.timeoutMs);
-    if (!lease) throw new HostBusyError(BUSY_RETRY_MS + Math.floor(Math.random() * BUSY_RETRY_MS));
+    if (!lease) throw new HostBusyError(endpoint.hostId, endpoint.kind);
     try {
       return await call();
     } finally {
       await this.release(endpoint.hostId, endpoint.kind, lease).catch(() => {});
+      await this.wakeOne(endpoint.hostId, endpoint.kind).catch(() => {});
     }
   }
 }

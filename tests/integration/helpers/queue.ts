@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import { createLogger } from '@/lib/server/logger';
-import { JOB_LANES } from '@/lib/server/jobs/definitions';
-import { laneQueueName, type QueueTarget } from '@/lib/server/queue/queues';
+import { obliterateQueues, type QueueTarget } from '@/lib/server/queue/queues';
 import { testRedis } from './redis';
 
 /**
@@ -22,21 +20,9 @@ export function testQueueTarget(redisUrl = testRedis().url): QueueTarget {
   };
 }
 
-/** Removes the target's queues: every lane and the pre-lane one. */
-export async function obliterateTarget(target: QueueTarget): Promise<void> {
-  const names = [target.queueName, ...JOB_LANES.map((l) => laneQueueName(target.queueName, l))];
-  for (const name of names) {
-    const q = new Queue(name, {
-      connection: { url: testRedis().url },
-      prefix: target.prefix,
-    });
-    q.on('error', () => {});
-    try {
-      await q.obliterate({ force: true });
-    } finally {
-      await q.close();
-    }
-  }
+/** Removes the target's queues: every lane and the pre-lane one (on the test Redis, whatever URL the target names). */
+export function obliterateTarget(target: QueueTarget): Promise<void> {
+  return obliterateQueues(target, testRedis().url);
 }
 
 /** A logger whose JSON lines land in `lines` (to assert on what was logged). */
