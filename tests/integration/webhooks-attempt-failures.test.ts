@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vites
 import type { JobContext } from '@/lib/server/jobs/runnable';
 import { webhooksDeliverJob } from '@/lib/server/jobs/webhooks-deliver';
 import { checkpointMetrics } from '@/lib/server/metrics/registry';
-import { createCallbackDelivery } from '@/lib/server/webhooks/deliveries';
+import { createCallbackDelivery, WORKER_STOPPED_ERROR } from '@/lib/server/webhooks/deliveries';
 import { listDeliveries, webhookAlerts } from '@/lib/server/webhooks/delivery-log';
 import { setWebhookPolicy } from '@/lib/server/webhooks/policy';
 import { saveWebhook, selfTestResolver } from '@/lib/server/webhooks/webhooks';
@@ -96,12 +96,15 @@ describe('webhook attempts that fail before the request (issue 17)', () => {
     const ticketId = await decidedTicket(hostId);
     const deliveryId = (await createCallbackDelivery(ticketId)) as string;
     const prisma = await testDb();
-    // A sequence is not rolled back with the failed transaction: exactly the first update fails.
+    // A sequence is not rolled back with the failed transaction: exactly the
+    // first update that records an attempt fails (not the in-flight mark).
     await prisma.$executeRawUnsafe('CREATE SEQUENCE ck_fail_once_seq');
     await prisma.$executeRawUnsafe(`
       CREATE FUNCTION ck_fail_once() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        IF nextval('ck_fail_once_seq') = 1 THEN RAISE EXCEPTION 'injected failure'; END IF;
+        IF NEW."attempts" <> OLD."attempts" AND nextval('ck_fail_once_seq') = 1 THEN
+          RAISE EXCEPTION 'injected failure';
+        END IF;
         RETURN NEW;
       END $$`);
     await prisma.$executeRawUnsafe(`
@@ -122,6 +125,36 @@ describe('webhook attempts that fail before the request (issue 17)', () => {
     expect(row.nextAttemptAt).not.toBeNull();
     const hook = await prisma.webhook.findFirstOrThrow({ where: { hostId } });
     expect(hook.consecutiveFailures).toBe(1);
+  });
+
+  it('a worker killed between sending and recording: the next run records that attempt as outcome unknown, then resends under the same webhook-id', async () => {
+    setWebhookPolicy({ retryDelaysMs: [20, 20, 20, 20], disableAfterFailures: 5 });
+    const { receiver, hostId } = await callbackHost('killed-mid-call');
+    const ticketId = await decidedTicket(hostId);
+    const deliveryId = (await createCallbackDelivery(ticketId)) as string;
+    const prisma = await testDb();
+    // What a worker leaves when it is killed after sending attempt 1 and
+    // before recording it: the in-flight mark, no recorded attempt.
+    await prisma.webhookDelivery.update({
+      where: { id: deliveryId },
+      data: { inFlightAttempt: 1 },
+    });
+    // BullMQ runs the stalled job again.
+    await webhooksDeliverJob.handler({ deliveryId, attempt: 1, manual: false }, {} as JobContext);
+    expect(receiver.received).toHaveLength(0); // recorded, not sent blindly a second time as attempt 1
+    let [row] = await listDeliveries(hostId);
+    expect(row).toMatchObject({ id: deliveryId, attempts: 1, status: 'failed' });
+    expect(row.lastError).toBe(WORKER_STOPPED_ERROR);
+    expect(row.nextAttemptAt).not.toBeNull();
+    // Attempt 2 goes out, under the delivery's one webhook-id.
+    await webhooksDeliverJob.handler({ deliveryId, attempt: 2, manual: false }, {} as JobContext);
+    expect(receiver.received).toHaveLength(1);
+    [row] = await listDeliveries(hostId);
+    expect(row).toMatchObject({ attempts: 2, status: 'delivered' });
+    const stored = await prisma.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } });
+    expect(receiver.received[0].headers['webhook-id']).toBe(stored.messageId);
+    // Recorded attempts clear the mark; a normal attempt leaves none behind.
+    expect(stored.inFlightAttempt).toBeNull();
   });
 
   it('re-saving or self-testing a resolver whose secret cannot be read is a 409 signing_secret_unreadable, nothing changed', async () => {

@@ -17,6 +17,23 @@ export interface QueueResolverOptions {
   sessionLabel?: string;
   agentLabel?: string;
   onTicket?: (ticket: TicketRef) => void;
+  /** The re-wait jitter's random source, in [0, 1) like Math.random (the default); for tests. */
+  random?: () => number;
+}
+
+/** One wait on the ticket, before the loop reads it again. */
+export const RESOLVER_WAIT_MS = 30_000;
+/** Each wait varies by this fraction either way. */
+export const RESOLVER_WAIT_JITTER = 0.2;
+
+/**
+ * RESOLVER_WAIT_MS ±20 %, drawn anew for every wait: consultations that
+ * started together (a burst of emissions) otherwise re-read their tickets
+ * in the same instant every 30 s for as long as they wait (issue 17).
+ */
+export function resolverWaitMs(random: () => number = Math.random): number {
+  const spread = 1 - RESOLVER_WAIT_JITTER + 2 * RESOLVER_WAIT_JITTER * random();
+  return Math.round(RESOLVER_WAIT_MS * spread);
 }
 
 /**
@@ -43,9 +60,11 @@ export function QueueResolver(options: QueueResolverOptions): ApprovalResolver {
     options.onTicket?.(ticket);
     for (;;) {
       if (signal?.aborted) throw new Error('approval consultation aborted');
+      // awaitTicket returns at the ticket's deadline (expired) or when woken,
+      // so the wait's length only sets how often an undecided ticket is re-read.
       const answer = await awaitTicket(ticket.id, {
         hostId: options.hostId,
-        waitMs: 30_000,
+        waitMs: resolverWaitMs(options.random),
         signal,
       });
       if (!answer) throw new Error('approval ticket vanished');

@@ -63,6 +63,7 @@ export async function recordAttempt(prisma: PrismaClient, a: AttemptRecord): Pro
         lastStatusCode: r.status ?? null,
         lastError: r.ok ? null : (r.error ?? 'failed').slice(0, 500),
         latencyMs: r.latencyMs,
+        inFlightAttempt: null,
         deliveredAt: r.ok ? new Date() : undefined,
         nextAttemptAt: next,
       },

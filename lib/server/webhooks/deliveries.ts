@@ -13,6 +13,10 @@ import { attemptErrorText, postSigned } from './post-signed';
 
 const log = moduleLogger('webhooks');
 
+/** The error of an attempt whose worker stopped between sending and recording it. */
+export const WORKER_STOPPED_ERROR =
+  'worker_stopped_during_call: the worker stopped before recording the answer; the receiver may have this delivery';
+
 /** Callbacks get at most this long per attempt, whatever the row says. */
 export const CALLBACK_TIMEOUT_MS = 5_000;
 
@@ -95,11 +99,28 @@ export async function deliverAttempt(
       payload: true,
       status: true,
       attempts: true,
+      inFlightAttempt: true,
       webhook: { select: { id: true, url: true, enabled: true, timeoutMs: true, hostId: true } },
     },
   });
   if (!d || d.attempts !== attempt - 1) return 'skipped';
   if (d.status === 'delivered' && !manual) return 'skipped';
+  if (d.inFlightAttempt === attempt) {
+    // An earlier run of this attempt sent (or was sending) the request and
+    // stopped before recording it: the worker was killed or lost its job.
+    // The receiver may have it; the log says so, and the next attempt
+    // resends under the same webhook-id, which receivers deduplicate.
+    await recordAttempt(prisma, {
+      deliveryId: d.id,
+      webhookId: d.webhook.id,
+      hostId: d.webhook.hostId,
+      attempt,
+      result: { ok: false, latencyMs: 0, error: WORKER_STOPPED_ERROR },
+      retry: !manual && attempt < maxAttempts(),
+    });
+    log.warn({ deliveryId, attempt }, 'webhook attempt interrupted; recorded as outcome unknown');
+    return 'failed';
+  }
   if (!d.webhook.enabled && !manual) {
     await prisma.webhookDelivery.updateMany({
       where: { id: d.id, attempts: d.attempts },
@@ -110,14 +131,19 @@ export async function deliverAttempt(
   // A secret this process cannot decrypt (another APP_ENCRYPTION_KEY, a
   // tampered row) is a failed attempt with its error, like a refused request.
   const timeoutMs = Math.min(d.webhook.timeoutMs, CALLBACK_TIMEOUT_MS);
-  const post = () =>
-    postSigned(prisma, {
+  const post = async () => {
+    await prisma.webhookDelivery.updateMany({
+      where: { id: d.id, attempts: d.attempts },
+      data: { inFlightAttempt: attempt },
+    });
+    return postSigned(prisma, {
       webhookId: d.webhook.id,
       messageId: d.messageId,
       url: d.webhook.url,
       body: JSON.stringify(d.payload),
       timeoutMs,
     });
+  };
   const res = slots
     ? await slots.run({ hostId: d.webhook.hostId, kind: 'callback', timeoutMs }, post)
     : await post();
