@@ -49,7 +49,7 @@ export async function commitDecision(prisma: PrismaClient, c: DecisionCommit): P
              "decidedAt" = ${at}::timestamp(3),
              "resolution" = ${JSON.stringify(c.resolution)}::jsonb
        WHERE "id" = ${c.ticketId}::uuid AND "status" = 'pending' AND ${deadline}
-      RETURNING "id"),
+      RETURNING "id", "hostId"),
     decided AS (
       INSERT INTO "Decision"
         ("id", "ticketId", "outcome", "verdict", "contextIdentity", "decidedByKind", "userId", "note", "createdAt")
@@ -66,9 +66,11 @@ export async function commitDecision(prisma: PrismaClient, c: DecisionCommit): P
       RETURNING "id"),
     queued AS (
       INSERT INTO "OutboxEvent" ("kind", "payload", "dedupeKey", "createdAt", "availableAt")
-      SELECT ${fanout.kind}, ${JSON.stringify(fanout.payload)}::jsonb, ${fanout.dedupeKey},
-             ${at}::timestamp(3), ${at}::timestamp(3)
-        FROM decided
+      -- The host rides along for the relay's per-host priority (queue/relay.ts).
+      SELECT ${fanout.kind},
+             ${JSON.stringify(fanout.payload)}::jsonb || jsonb_build_object('hostId', claimed."hostId"::text),
+             ${fanout.dedupeKey}, ${at}::timestamp(3), ${at}::timestamp(3)
+        FROM decided JOIN claimed ON claimed."id" = decided."ticketId"
       ON CONFLICT ("dedupeKey") DO NOTHING
       RETURNING "id")
     SELECT (SELECT count(*)::int FROM audited) AS n, (SELECT count(*)::int FROM queued) AS q`;

@@ -79,9 +79,11 @@ export async function expireTickets(
       RETURNING "id"),
     queued AS (
       INSERT INTO "OutboxEvent" ("kind", "payload", "dedupeKey", "createdAt", "availableAt")
-      SELECT 'approvals.resolved', jsonb_build_object('ticketId', "ticketId"::text),
-             ${prefix} || "ticketId"::text || ${suffix}, ${at}::timestamp(3), ${at}::timestamp(3)
-        FROM decided
+      -- The host rides along for the relay's per-host priority (queue/relay.ts).
+      SELECT 'approvals.resolved',
+             jsonb_build_object('ticketId', d."ticketId"::text, 'hostId', c."hostId"::text),
+             ${prefix} || d."ticketId"::text || ${suffix}, ${at}::timestamp(3), ${at}::timestamp(3)
+        FROM decided d JOIN claimed c ON c."id" = d."ticketId"
       ON CONFLICT ("dedupeKey") DO NOTHING
       RETURNING "id")
     -- Data-modifying CTEs run to completion whether or not they are read.

@@ -114,7 +114,8 @@ export async function createApprovalTicket(
     // Fan-out (resolver webhook, Slack): lib/server/jobs/approvals-fanout.ts.
     validateOutboxInput({
       kind: 'approvals.created',
-      payload: { ticketId: id },
+      // The host: for the relay's per-host priority (queue/relay.ts).
+      payload: { ticketId: id, hostId },
       dedupeKey: ticketFanoutDedupeKey('approvals.created', id),
     }),
   ];

@@ -69,6 +69,12 @@ export const HOUSEKEEPING_INTERVAL_MS = 5 * 60 * 1000;
 export const HOUSEKEEPING_ACTION = 'housekeeping.run';
 
 const byTicket = z.object({ ticketId: z.uuid() }).strict();
+/**
+ * A ticket fan-out job carries its host, so the relay can give a host's
+ * burst lower priorities than another host's single job (queue/relay.ts,
+ * issue 17). Optional: rows and jobs written before it still parse.
+ */
+const byTicketOfHost = z.object({ ticketId: z.uuid(), hostId: z.uuid().optional() }).strict();
 const trigger = z.object({ trigger: z.enum(['schedule', 'manual']) }).strict();
 
 export type TicketFanoutKind = 'approvals.created' | 'approvals.resolved';
@@ -127,7 +133,7 @@ export const jobDefinitions = {
   'approvals.created': defineJob({
     name: 'approvals.created',
     lane: 'fanout',
-    schema: byTicket,
+    schema: byTicketOfHost,
     attempts: 8,
     backoffMs: 2_000,
     dedupeKey: (ticketId: string) => `approvals.created.${ticketId}`,
@@ -136,7 +142,7 @@ export const jobDefinitions = {
   'approvals.resolved': defineJob({
     name: 'approvals.resolved',
     lane: 'fanout',
-    schema: byTicket,
+    schema: byTicketOfHost,
     attempts: 8,
     backoffMs: 2_000,
     dedupeKey: (ticketId: string) => `approvals.resolved.${ticketId}`,

@@ -13,10 +13,12 @@ export function enqueueTicketFanout(
   tx: Prisma.TransactionClient | PrismaClient,
   kind: TicketFanoutKind,
   ticketId: string,
+  /** The ticket's host, for the relay's per-host priority (queue/relay.ts). */
+  hostId?: string,
 ): Promise<boolean> {
   return enqueueInTx(tx, {
     kind,
-    payload: { ticketId },
+    payload: hostId === undefined ? { ticketId } : { ticketId, hostId },
     dedupeKey: ticketFanoutDedupeKey(kind, ticketId),
   });
 }

@@ -34,6 +34,8 @@ const KEEP_COMPLETED_S = 7 * DAY_S;
 const KEEP_FAILED_S = 30 * DAY_S;
 
 export const DEFAULT_ADD_TIMEOUT_MS = 2_000;
+/** BullMQ's largest job priority (its PRIORITY_LIMIT, 2^21 - 1); 1 runs first. */
+export const MAX_JOB_PRIORITY = 2 ** 21 - 1;
 
 /** The BullMQ queue name of `lane` under a target's base name. */
 export function laneQueueName(base: string, lane: JobLane): string {
@@ -136,8 +138,16 @@ export class JobQueue {
    * Adds a job to its lane under a deterministic id (a second add of the
    * same id is a no-op in BullMQ). Throws QueueUnavailableError after
    * `timeoutMs`: the add may still land later, which the id makes harmless.
+   * `opts.priority` (1 first, up to MAX_JOB_PRIORITY): BullMQ takes every
+   * job added without one before any prioritized job of the same queue.
    */
-  async add(name: string, payload: unknown, jobId: string, timeoutMs = DEFAULT_ADD_TIMEOUT_MS) {
+  async add(
+    name: string,
+    payload: unknown,
+    jobId: string,
+    timeoutMs = DEFAULT_ADD_TIMEOUT_MS,
+    opts: { priority?: number } = {},
+  ) {
     const def = Object.hasOwn(this.definitions, name) ? this.definitions[name] : undefined;
     try {
       await withTimeout(
@@ -145,6 +155,7 @@ export class JobQueue {
           jobId,
           attempts: def?.attempts ?? 5,
           backoff: { type: 'exponential', delay: def?.backoffMs ?? 2_000 },
+          ...(opts.priority === undefined ? {} : { priority: opts.priority }),
         }),
         timeoutMs,
         'queue_add_timeout',

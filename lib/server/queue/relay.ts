@@ -1,9 +1,9 @@
 import 'server-only';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
-import { housekeepingDedupeKey } from '../jobs/definitions';
+import { housekeepingDedupeKey, laneOf } from '../jobs/definitions';
 import { type Logger, moduleLogger } from '../logger';
 import { enqueueInTx, onRelayNudge } from './outbox';
-import type { JobQueue } from './queues';
+import { type JobQueue, MAX_JOB_PRIORITY } from './queues';
 import { type ReconcileResult, reconcileDispatched } from './reconcile';
 
 /**
@@ -13,6 +13,15 @@ import { type ReconcileResult, reconcileDispatched } from './reconcile';
  * relayed twice after a crash is still one job thanks to its jobId.
  * Dispatched is not done: on its own schedule the relay also re-adds the
  * jobs of dispatched rows that Redis has lost (./reconcile.ts).
+ *
+ * Fan-out jobs get a priority per host (issue 17 item 3): BullMQ 6 has no
+ * per-group fairness, and its `fanout` queue is FIFO, so 2,000 tickets of
+ * one host expiring at once held another host's callback back 7-12 s. The
+ * n-th fan-out job this relay adds for a host within `fanoutWindowMs` gets
+ * priority n: a host's burst runs as 1, 2, 3, … while another host's single
+ * job gets 1 and runs next. An approximation of fair queuing: each relay
+ * counts only its own adds, and a host's count decays with the window even
+ * while its jobs still wait.
  */
 
 export interface RelayOptions {
@@ -29,12 +38,16 @@ export interface RelayOptions {
   reconcileIntervalMs?: number;
   /** A dispatched row is checked once it has not settled for this long. */
   reconcileLeaseMs?: number;
+  /** Fan-out jobs a host had added within this long lower its next one's priority. */
+  fanoutWindowMs?: number;
   log?: Logger;
 }
 
 /** Defaults of the check for jobs Redis has lost (./reconcile.ts). */
 export const RECONCILE_INTERVAL_MS = 30_000;
 export const RECONCILE_LEASE_MS = 30_000;
+/** Default of `fanoutWindowMs`. */
+export const FANOUT_WINDOW_MS = 30_000;
 
 export interface RelayResult {
   claimed: number;
@@ -69,6 +82,7 @@ export class OutboxRelay {
   private unregister: (() => void) | undefined;
   private lastHousekeepingKey = '';
   private failing = false;
+  private readonly fanoutAdds: HostWindowCounter;
 
   constructor(opts: RelayOptions) {
     this.db = opts.db;
@@ -82,7 +96,9 @@ export class OutboxRelay {
       scheduleHousekeeping: opts.scheduleHousekeeping ?? false,
       reconcileIntervalMs: opts.reconcileIntervalMs ?? RECONCILE_INTERVAL_MS,
       reconcileLeaseMs: opts.reconcileLeaseMs ?? RECONCILE_LEASE_MS,
+      fanoutWindowMs: opts.fanoutWindowMs ?? FANOUT_WINDOW_MS,
     };
+    this.fanoutAdds = new HostWindowCounter(this.o.fanoutWindowMs);
   }
 
   /** Runs on an interval and on every `nudgeRelay()` in this process. */
@@ -208,7 +224,9 @@ export class OutboxRelay {
     let failed: { row: ClaimedRow; err: string } | undefined;
     for (const row of rows) {
       try {
-        await this.queue.add(row.kind, row.payload, row.dedupeKey, this.o.addTimeoutMs);
+        await this.queue.add(row.kind, row.payload, row.dedupeKey, this.o.addTimeoutMs, {
+          priority: this.priorityOf(row),
+        });
         done.push(row.id);
       } catch (err) {
         // Redis is most likely gone: stop, keep the remaining rows for later.
@@ -237,6 +255,18 @@ export class OutboxRelay {
       deferred: rows.length - done.length,
       offline: false,
     };
+  }
+
+  /**
+   * Fan-out jobs: 1 + the host's recent adds (see the class comment); 1
+   * without a host (rows of older versions). Every fan-out job gets one,
+   * since BullMQ takes jobs without a priority before all prioritized ones.
+   * Other lanes: none, plain FIFO.
+   */
+  private priorityOf(row: ClaimedRow): number | undefined {
+    if (laneOf(row.kind) !== 'fanout') return undefined;
+    const hostId = hostIdOf(row.payload);
+    return hostId === undefined ? 1 : this.fanoutAdds.add(hostId);
   }
 
   /** Claims due rows by pushing their availableAt past a lease. */
@@ -283,6 +313,78 @@ export class OutboxRelay {
       dedupeKey: key,
     });
     this.lastHousekeepingKey = key;
+  }
+}
+
+function hostIdOf(payload: unknown): string | undefined {
+  if (typeof payload !== 'object' || payload === null) return undefined;
+  const hostId = (payload as { hostId?: unknown }).hostId;
+  return typeof hostId === 'string' && hostId !== '' ? hostId : undefined;
+}
+
+/**
+ * Counts events per key over a sliding window, in buckets of `windowMs /
+ * buckets` (so the window is exact to one bucket). Memory: the keys seen
+ * within the last window, each with at most `buckets` entries; idle keys are
+ * dropped on a sweep once per window.
+ */
+export class HostWindowCounter {
+  private readonly keys = new Map<string, { total: number; slots: { at: number; n: number }[] }>();
+  private readonly bucketMs: number;
+  private lastSweep = 0;
+
+  constructor(
+    private readonly windowMs = FANOUT_WINDOW_MS,
+    buckets = 30,
+    private readonly cap = MAX_JOB_PRIORITY,
+  ) {
+    this.bucketMs = Math.max(1, Math.ceil(windowMs / buckets));
+  }
+
+  /** Records one event for `key` at `now`; returns 1 + the events before it in the window, at most `cap`. */
+  add(key: string, now = Date.now()): number {
+    if (now - this.lastSweep >= this.windowMs) this.sweep(now);
+    let entry = this.keys.get(key);
+    if (!entry) {
+      entry = { total: 0, slots: [] };
+      this.keys.set(key, entry);
+    }
+    this.expire(entry, now);
+    const before = entry.total;
+    const last = entry.slots.at(-1);
+    const at = now - (now % this.bucketMs);
+    if (last && last.at === at) last.n++;
+    else entry.slots.push({ at, n: 1 });
+    entry.total++;
+    return Math.min(1 + before, this.cap);
+  }
+
+  /** Events for `key` within the window ending at `now`. */
+  count(key: string, now = Date.now()): number {
+    const entry = this.keys.get(key);
+    if (!entry) return 0;
+    this.expire(entry, now);
+    return entry.total;
+  }
+
+  /** Keys currently held (for tests of the sweep). */
+  get size(): number {
+    return this.keys.size;
+  }
+
+  private expire(entry: { total: number; slots: { at: number; n: number }[] }, now: number): void {
+    // A bucket leaves once all of it is older than the window.
+    while (entry.slots.length > 0 && entry.slots[0].at + this.bucketMs <= now - this.windowMs) {
+      entry.total -= (entry.slots.shift() as { n: number }).n;
+    }
+  }
+
+  private sweep(now: number): void {
+    this.lastSweep = now;
+    for (const [key, entry] of this.keys) {
+      this.expire(entry, now);
+      if (entry.total === 0) this.keys.delete(key);
+    }
   }
 }
 
