@@ -29,8 +29,13 @@ const OPEN_API = [
   /^\/api\/metrics\/?$/,
   /^\/api\/(auth|v1|slack)(\/|$)/,
 ];
-// The host API reference is public, like the document it renders (/api/v1/openapi.json).
-const OPEN_PAGES = [/^\/sign-in\/?$/, /^\/docs\/api(\/redoc\.js)?\/?$/];
+// The host API reference is public, like the document it renders (/api/v1/openapi.json);
+// so are the signing keys (JWKS), for anyone verifying a receipt or tree head.
+const OPEN_PAGES = [
+  /^\/sign-in\/?$/,
+  /^\/docs\/api(\/redoc\.js)?\/?$/,
+  /^\/\.well-known\/jwks\.json$/,
+];
 
 /** Routes that send a policy of their own (the Redoc renderer needs a blob: worker). */
 const OWN_POLICY = [/^\/docs\/api(\/redoc\.js)?\/?$/];

@@ -8,6 +8,8 @@ import { db, dbInfo } from '@/lib/server/db';
 import { checkKeyFingerprints } from '@/lib/server/db/key-fingerprints';
 import { moduleLogger } from '@/lib/server/logger';
 import { startBackground } from '@/lib/server/queue/runtime';
+import { ensureSigningKey } from '@/lib/server/signing/keys';
+import { ensureTransparencyLoop } from '@/lib/server/transparency/runtime';
 
 const log = moduleLogger('worker-process');
 
@@ -30,6 +32,9 @@ async function main(): Promise<void> {
     await db(),
     cfg.AUTH_SECRET ? ['APP_ENCRYPTION_KEY', 'AUTH_SECRET'] : ['APP_ENCRYPTION_KEY'],
   );
+  // Jobs sign receipts and tree heads: the same active key as the app (or
+  // SIGNING_KEY imported, when it is set here too).
+  await ensureSigningKey(await db());
   // Timers of the relay and heartbeat are unref'd; this keeps the process up
   // while Redis is unreachable and the worker has no live socket.
   const keepAlive = setInterval(() => {}, 60_000);
@@ -38,6 +43,8 @@ async function main(): Promise<void> {
   // The expiry scheduler (and the ticket events it listens to) here too: with
   // the app instances down, tickets still expire at their deadline.
   ensureApprovalsRuntime();
+  // Issue 13: appends stored records and decisions to the transparency log, signs tree heads.
+  ensureTransparencyLoop();
   log.info({ db: dbInfo().location }, 'worker started');
 }
 

@@ -12,9 +12,13 @@ export function AppHeader({ user }: { user: SessionUser }) {
     href: AREAS[a].path,
     label: AREAS[a].label,
   }));
-  // Slack settings are admin-only and not an area of their own (app/settings/slack).
+  // Slack settings and signing keys are admin-only and not areas of their own (app/settings).
   const items = user.roles.includes('admin')
-    ? [...areaItems, { href: '/settings/slack', label: 'Slack' }]
+    ? [
+        ...areaItems,
+        { href: '/settings/slack', label: 'Slack' },
+        { href: '/settings/signing-keys', label: 'Signing keys' },
+      ]
     : areaItems;
   return (
     <header className="bg-slate-900 text-white">

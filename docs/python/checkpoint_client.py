@@ -69,6 +69,8 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "secret_invalid": (400, "The secret rotation overlap is outside 0–30 days."),
     "webhook_self_test_failed": (409, "Enabling a resolver whose self-test fails."),
     "signing_secret_unreadable": (409, "The stored signing secret cannot be read with this APP_ENCRYPTION_KEY (the key changed or the row was altered); rotate the secret."),
+    "signing_key_from_env": (409, "Rotating the signing key while SIGNING_KEY is set: the environment decides which key signs; change SIGNING_KEY instead."),
+    "signing_key_unreadable": (503, "The active signing key cannot be decrypted with this APP_ENCRYPTION_KEY (the key changed or the row was altered); nothing is signed with another key."),
     "host_name_invalid": (400, "The host name is empty, too long or uses other characters."),
     "description_too_long": (400, "The description is too long."),
     "timeout_out_of_range": (400, "A host timeout is outside the allowed range."),
@@ -260,6 +262,17 @@ class RotateWebhookSecret(TypedDict):
     overlap_seconds: NotRequired[int]
 
 
+class ApprovalAnswer(TypedDict):
+    """An ApprovalResolution (§9: `verdict` present exactly when the outcome is not `unresolved`;
+    the approve/reject verdict's `evidence` points at the receipt, §5.3) plus `receipt`, which a
+    host strips before handing the resolution to its engine.
+    """
+    outcome: Literal["approve", "reject", "unresolved"]
+    context_identity: str | None
+    verdict: NotRequired[Verdict]
+    receipt: str | None
+
+
 class TicketCreated(TypedDict):
     """The ticket: 201 when new, 200 when the same identity was posted before."""
     id: str
@@ -413,10 +426,14 @@ class CheckpointClient:
         return self._call("POST", "/api/v1/approvals", auth=True, body=body)
 
     def get_approval(self, id: str, *, wait: int | None = None) -> Response:
-        """Wait for the resolution. GET /api/v1/approvals/{id}: 200 ApprovalResolution; 202
+        """Wait for the resolution. GET /api/v1/approvals/{id}: 200 ApprovalAnswer; 202
         TicketPending.
         """
         return self._call("GET", f"/api/v1/approvals/{urllib.parse.quote(id, safe='')}", auth=True, query={"wait": wait})
+
+    def get_approval_receipt(self, id: str) -> Response:
+        """The signed receipt of a decision. GET /api/v1/approvals/{id}/receipt: 200 (no body)."""
+        return self._call("GET", f"/api/v1/approvals/{urllib.parse.quote(id, safe='')}/receipt", auth=True)
 
     def ingest_records(self, body: list[InterceptionRecord], *, agent_id: str | None = None, x_checkpoint_dropped: int | None = None) -> Response:
         """Send interception records. POST /api/v1/records: 200 RecordsAccepted."""
@@ -452,6 +469,22 @@ class CheckpointClient:
         """Redeliver. POST /api/v1/webhooks/deliveries/{id}/redeliver: 202 Queued."""
         return self._call("POST", f"/api/v1/webhooks/deliveries/{urllib.parse.quote(id, safe='')}/redeliver", auth=True)
 
+    def get_tree_head(self, *, size: str | None = None) -> Response:
+        """A signed tree head. GET /api/v1/log/tree-head: 200 dict[str, Any]."""
+        return self._call("GET", "/api/v1/log/tree-head", auth=True, query={"size": size})
+
+    def get_inclusion_proof(self, *, index: str | None = None, record: str | None = None, decision: str | None = None, size: str | None = None) -> Response:
+        """Inclusion proof of a record or decision. GET /api/v1/log/proof/inclusion: 200 dict[str,
+        Any].
+        """
+        return self._call("GET", "/api/v1/log/proof/inclusion", auth=True, query={"index": index, "record": record, "decision": decision, "size": size})
+
+    def get_consistency_proof(self, *, from_: str, to: str) -> Response:
+        """Consistency proof between two tree sizes. GET /api/v1/log/proof/consistency: 200
+        dict[str, Any].
+        """
+        return self._call("GET", "/api/v1/log/proof/consistency", auth=True, query={"from": from_, "to": to})
+
     def get_open_api_document(self) -> Response:
         """This document. GET /api/v1/openapi.json: 200 dict[str, Any]."""
         return self._call("GET", "/api/v1/openapi.json", auth=False)
@@ -459,3 +492,7 @@ class CheckpointClient:
     def get_health(self) -> Response:
         """Liveness. GET /api/health: 200 Health."""
         return self._call("GET", "/api/health", auth=False)
+
+    def get_jwks(self) -> Response:
+        """Signing keys (JWKS). GET /.well-known/jwks.json: 200 dict[str, Any]."""
+        return self._call("GET", "/.well-known/jwks.json", auth=False)

@@ -5,6 +5,12 @@ import {
   type ApprovalResolver,
   denySetOf,
 } from '@checkpoint/agent-hooks';
+import {
+  jwksKeyLookup,
+  type KeyLookup,
+  type ReceiptClaims,
+  verifyReceipt,
+} from './verify-receipt.ts';
 
 /**
  * An ApprovalResolver (§9) for a TypeScript host that talks to Checkpoint over
@@ -27,7 +33,11 @@ export interface HttpApprovalResolverOptions {
   apiKey: string;
   /** This resolver's own deadline per consultation (default 15 minutes). */
   timeoutMs?: number;
-  /** Seconds per long-poll (1-30, default 25). */
+  /**
+   * Seconds per long-poll (1-30, default 25). Each wait is drawn ±20 % around
+   * it (within 1-30 s and the deadline), so hosts that started together do
+   * not re-poll the app in lock-step.
+   */
   pollSeconds?: number;
   /** Sent as `timeout_ms`: the ticket's deadline (else the host's default applies on the server). */
   ticketTimeoutMs?: number;
@@ -44,6 +54,24 @@ export interface HttpApprovalResolverOptions {
   /** Called with the ticket once it exists (e.g. to print its link). */
   onTicket?: (ticket: TicketCreated) => void;
   fetch?: typeof fetch;
+  /** The jitter's random source, in [0, 1) like Math.random (the default); for tests. */
+  random?: () => number;
+  /**
+   * Signed approval receipts (docs/receipts.md). `verify` (default): a
+   * receipt that does not verify, or says something else than the
+   * resolution, makes the answer `unresolved`; none at all is accepted.
+   * `require`: none is `unresolved` too. `off`: not checked. Never an
+   * approval that failed its check.
+   */
+  receipts?: 'verify' | 'require' | 'off';
+  /**
+   * Where the app's public keys are. Default: the evidence's `jwks` pointer
+   * when it is on `baseUrl`'s origin, else `<baseUrl>/.well-known/jwks.json`;
+   * a pointer to any other origin is never fetched.
+   */
+  jwksUrl?: string;
+  /** Called with each receipt that verified (e.g. to keep it with the host's own audit). */
+  onReceipt?: (receipt: { jws: string; kid: string; claims: ReceiptClaims }) => void;
 }
 
 export interface TicketCreated {
@@ -73,7 +101,40 @@ export function HttpApprovalResolver(options: HttpApprovalResolverOptions): Appr
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const pollSeconds = Math.min(30, Math.max(1, Math.floor(options.pollSeconds ?? 25)));
   const doFetch = options.fetch ?? globalThis.fetch;
+  const random = options.random ?? Math.random;
   const headers = { authorization: `Bearer ${options.apiKey}`, 'content-type': 'application/json' };
+  const receiptPolicy = options.receipts ?? 'verify';
+  const keyLookups = new Map<string, KeyLookup>();
+  /** The JWKS lookup for a resolution: the configured URL, a same-origin pointer, or the default. */
+  const lookupFor = (resolution: ApprovalResolution): KeyLookup => {
+    const pointer = (resolution.verdict?.evidence as { verification_pointers?: { jwks?: unknown } })
+      ?.verification_pointers?.jwks;
+    const url =
+      options.jwksUrl ??
+      (typeof pointer === 'string' && sameOrigin(pointer, base)
+        ? pointer
+        : `${base}/.well-known/jwks.json`);
+    const cached = keyLookups.get(url);
+    if (cached) return cached;
+    const lookup = jwksKeyLookup(url, doFetch);
+    keyLookups.set(url, lookup);
+    return lookup;
+  };
+  /** The answer after its receipt check (issue 13): the resolution, or `unresolved` (fail closed). */
+  const checked = async (
+    answer: ApprovalResolution & { receipt?: unknown },
+    ticketId: string,
+    unresolved: () => ApprovalResolution,
+  ): Promise<ApprovalResolution> => {
+    const { receipt, ...resolution } = answer;
+    // An unresolved answer releases nothing: there is nothing a receipt could add.
+    if (receiptPolicy === 'off' || resolution.outcome === 'unresolved') return resolution;
+    if (typeof receipt !== 'string') return receiptPolicy === 'require' ? unresolved() : resolution;
+    const check = await verifyReceipt(receipt, { ticketId, resolution }, lookupFor(resolution));
+    if (!check.ok) return unresolved();
+    options.onReceipt?.({ jws: receipt, kid: check.kid, claims: check.claims });
+    return resolution;
+  };
 
   return async (
     request: ApprovalRequest,
@@ -120,10 +181,11 @@ export function HttpApprovalResolver(options: HttpApprovalResolverOptions): Appr
       // A 4xx is final: the same body would be refused again (e.g. 422
       // nul_character, U+0000 the store cannot hold), so the consultation
       // fails closed now (§9) rather than after a retry budget.
-      if (!retryable(res) || attempt >= attempts || Date.now() + backoff(attempt) >= deadline) {
+      const delay = retryDelayMs(attempt, random);
+      if (!retryable(res) || attempt >= attempts || Date.now() + delay >= deadline) {
         throw await failure(res, 'approval request refused');
       }
-      await sleep(backoff(attempt), signal);
+      await sleep(delay, signal);
     }
     options.onTicket?.(ticket);
 
@@ -131,7 +193,7 @@ export function HttpApprovalResolver(options: HttpApprovalResolverOptions): Appr
     for (let attempt = 1; ; ) {
       const left = deadline - Date.now();
       if (left <= 0) return unresolved();
-      const wait = Math.max(0, Math.min(pollSeconds, Math.floor(left / 1000)));
+      const wait = longPollWaitSeconds(pollSeconds, left, random);
       const res = await send(
         doFetch,
         `${url}?wait=${wait}`,
@@ -144,8 +206,11 @@ export function HttpApprovalResolver(options: HttpApprovalResolverOptions): Appr
         const resolution = await res.json().catch(() => undefined);
         if (resolution === undefined)
           throw new ApprovalClientError('answer_invalid', 'resolution is not JSON');
-        // The engine validates it (§9 order); nothing is trusted here.
-        return resolution as ApprovalResolution;
+        // The engine validates it (§9 order); nothing is trusted here but the receipt.
+        if (typeof resolution !== 'object' || resolution === null) {
+          return resolution as ApprovalResolution;
+        }
+        return checked(resolution as ApprovalResolution, ticket.id, unresolved);
       }
       if (res.status === 202) {
         attempt = 1;
@@ -154,7 +219,10 @@ export function HttpApprovalResolver(options: HttpApprovalResolverOptions): Appr
       }
       if (!retryable(res)) throw await failure(res, 'waiting for the approval failed');
       // The app restarting or a network blip: keep waiting, the ticket is durable.
-      await sleep(Math.min(backoff(attempt++), Math.max(0, deadline - Date.now())), signal);
+      await sleep(
+        Math.min(retryDelayMs(attempt++, random), Math.max(0, deadline - Date.now())),
+        signal,
+      );
     }
   };
 }
@@ -190,12 +258,48 @@ async function send(
   }
 }
 
+/** True when `url` is on `base`'s origin (scheme, host, port); false for anything unparsable. */
+function sameOrigin(url: string, base: string): boolean {
+  try {
+    return new URL(url).origin === new URL(base).origin;
+  } catch {
+    return false;
+  }
+}
+
 function retryable(res: Answer): boolean {
   return res.status === 0 || res.status === 429 || res.status >= 500;
 }
 
-function backoff(attempt: number): number {
-  return Math.min(250 * 2 ** (attempt - 1), 5_000);
+/** Each long-poll's wait varies by this fraction of `pollSeconds` either way. */
+export const POLL_JITTER = 0.2;
+/** The server's long-poll cap (`?wait=` above it waits this long). */
+const MAX_WAIT_SECONDS = 30;
+
+/**
+ * The `?wait=` of the next long-poll, in whole seconds: `pollSeconds`
+ * ±POLL_JITTER, drawn anew each time (issue 17: a thousand hosts parked at
+ * once otherwise all come back, and re-poll, in the same second), within
+ * 1-30 s and never past the consultation's deadline (`leftMs` away; 0 when
+ * under a second is left).
+ */
+export function longPollWaitSeconds(
+  pollSeconds: number,
+  leftMs: number,
+  random: () => number = Math.random,
+): number {
+  const drawn = Math.round(pollSeconds * (1 - POLL_JITTER + 2 * POLL_JITTER * random()));
+  const wait = Math.min(MAX_WAIT_SECONDS, Math.max(1, drawn));
+  return Math.max(0, Math.min(wait, Math.floor(leftMs / 1000)));
+}
+
+/**
+ * Back-off before retry `attempt` (1, 2, …): "full jitter", uniform in
+ * [0, min(250 ms · 2^(attempt−1), 5 s)), so clients that lost the app at the
+ * same moment do not all come back at the same moment.
+ */
+export function retryDelayMs(attempt: number, random: () => number = Math.random): number {
+  return Math.floor(random() * Math.min(250 * 2 ** (attempt - 1), 5_000));
 }
 
 /**

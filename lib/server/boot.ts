@@ -13,6 +13,8 @@ import { moduleLogger } from './logger';
 import { MigrationError } from './migrate';
 import { startBackground, stopBackground } from './queue/runtime';
 import { closeInProcessRecordSinks } from './records/in-process-sink';
+import { ensureSigningKey } from './signing/keys';
+import { ensureTransparencyLoop, stopTransparencyLoop } from './transparency/runtime';
 
 const log = moduleLogger('boot');
 
@@ -36,13 +38,18 @@ async function run(): Promise<void> {
   await openDatabase();
   // Every process on this database holds the same keys, or none starts (issue 17).
   await checkKeyFingerprints(await db());
+  // Issue 13: the key receipts and tree heads are signed with (SIGNING_KEY, or
+  // generated once; every process then reads the same active key).
+  await ensureSigningKey(await db());
   // Item 8: an existing DATA_DIR others could read was made owner-only on open.
   const fixed = await dataDirPermissionsFixed();
   if (fixed > 0) log.warn({ fixed }, permissionsFixedMessage(fixed));
   await ensureInitialAdmin();
   await ensureBuiltInHost(await db());
   startBackground({ db: await db(), worker: cfg.RUN_WORKER });
-  // The ticket-event subscriber and the expiry sweep run from the start, not
+  // Issue 13: the transparency log's appender and tree-head signer run with the worker.
+  if (cfg.RUN_WORKER) ensureTransparencyLoop();
+  // The ticket-event subscriber and the expiry scheduler run from the start, not
   // only after the first approval request reaches this instance.
   ensureApprovalsRuntime();
   // Issue 17 item 7: the publisher too, so the first decision's event is not
@@ -138,6 +145,7 @@ export function installShutdownHandlers(role: 'app' | 'worker', before?: () => v
     before?.();
     try {
       await stopApprovalsRuntime();
+      await stopTransparencyLoop();
       await stopBackground();
       // Buffered in-process records are flushed while the database is open.
       await closeInProcessRecordSinks();

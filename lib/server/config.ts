@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { parseTrustedProxies } from './http/trusted-proxies';
 import { DEFAULT_LANE_CONCURRENCY, JOB_LANES, type JobLane } from './jobs/definitions';
+import { parseSigningKey } from './signing/key-material';
 
 /**
  * Configuration, read and validated once; nothing else reads `process.env`,
@@ -121,6 +122,22 @@ const schema = z
     SLACK_API_URL: url(['https:', 'http:']).default('https://slack.com/api/'),
     /** Key that encrypts webhook signing secrets at rest. Required with DATABASE_URL, the same in every process; generated into DATA_DIR for the embedded database. */
     APP_ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+    /** Ed25519 key that signs receipts and tree heads (PKCS#8 PEM or a private JWK as JSON); unset = generated on first start and kept in the database. */
+    SIGNING_KEY: z
+      .string()
+      .optional()
+      .superRefine((v, ctx) => {
+        if (v === undefined) return;
+        try {
+          parseSigningKey(v);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        }
+      }),
+    /** How often the worker appends newly stored records and decisions to the transparency log. */
+    LOG_APPEND_INTERVAL_MS: z.coerce.number().int().min(50).max(600_000).default(1_000),
+    /** While the log grows, a signed tree head is issued at most this often (issue 13). */
+    TREE_HEAD_INTERVAL_MS: z.coerce.number().int().min(100).max(86_400_000).default(10_000),
     /** Development only: allow plain-http webhook URLs on loopback addresses. */
     WEBHOOKS_ALLOW_HTTP_LOOPBACK: bool.default(false),
     /** Comma-separated host names, IPs or CIDRs that webhooks may reach although private. */

@@ -38,6 +38,8 @@ export function testAgent(opts: { baseUrl: string; apiKey: string; redact: strin
       timeoutMs: 120_000,
       pollSeconds: 5,
       agentLabel: 'Mail bot',
+      // Issue 13: an answer without a receipt that verifies against the app's keys is unresolved.
+      receipts: 'require',
     }),
   });
 

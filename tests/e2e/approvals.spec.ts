@@ -143,6 +143,15 @@ test('a demo agent ticket appears live; the reviewer approves it with an edit; t
     // Decided: the page offers no decision any more.
     await reviewer.reload();
     await expect(reviewer.getByRole('button', { name: /^Approve/ })).toHaveCount(0);
+    // Issue 13: the signed receipt, its claims, and a server-side check against the JWKS.
+    const receipt = reviewer.getByTestId('receipt');
+    await expect(receipt).toContainText('password');
+    await expect(receipt).toContainText('$target.amount (value SHA-256');
+    await receipt.getByRole('button', { name: 'Verify' }).click();
+    await expect(reviewer.getByTestId('receipt-verification')).toHaveAttribute(
+      'data-code',
+      'receipt_verified',
+    );
 
     // The waiting host received the transform; the tool ran with the edited value.
     const { code, output } = await demo.done;
@@ -205,7 +214,8 @@ test('redacted values are marked; an auditor reads only; a late decision sees wh
   await expect(admin.getByTestId('decision-summary')).toContainText('Rejected');
 
   // The waiting host was told no; the tool never ran.
-  expect((await emailOutcome).status).toBe('blocked');
+  // The reviewer's deny, not host_error:approval_unresolved: its receipt verified (`require`).
+  expect(await emailOutcome).toMatchObject({ status: 'blocked', reason: 'approval_rejected' });
   expect(agent.received.map((r) => r.tool)).not.toContain('send_email');
 });
 

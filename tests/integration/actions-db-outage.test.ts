@@ -27,13 +27,18 @@ import { closeTestDb, testDb, truncateAll } from './helpers/db';
  */
 const session = vi.hoisted(() => ({
   current: null as { sessionId: string; userId: string } | null,
+  /** What getCurrentUser read, handed to getActiveSession as React's per-request cache would. */
+  active: null as unknown,
 }));
 vi.mock('@/lib/server/auth/session', () => ({
   getCurrentUser: async () => {
+    session.active = null;
     if (!session.current) return null;
     const active = await findActiveSession(session.current.sessionId, session.current.userId);
+    session.active = active;
     return active ? { ...active.user, sessionId: active.sessionId } : null;
   },
+  getActiveSession: async () => session.active,
 }));
 
 const LIMITS: PgLimits = {

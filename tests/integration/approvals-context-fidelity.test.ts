@@ -155,6 +155,10 @@ describe('approval context fidelity (members the JS object model treats speciall
     expect(answer.body.verdict).toEqual({
       decision: 'transform',
       transform: { path: '$target.__proto__.isAdmin', value: false },
+      // Issue 13: the pointer to the decision's signed receipt (§5.3).
+      evidence: expect.objectContaining({
+        artefact: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+      }),
     });
     // The host applies it to its own context: the member it hashed is the one changed.
     const applied = applyTransform(context, answer.body.verdict.transform);

@@ -63,11 +63,17 @@ describe('decideTicket (exactly once, identity echo, §9-valid resolutions)', ()
     expect(decided.resolution).toEqual({
       outcome: 'approve',
       context_identity: ticket.identity,
-      verdict: { decision: 'allow' },
+      // Issue 13: the pointer to the decision's signed receipt (§5.3).
+      verdict: {
+        decision: 'allow',
+        evidence: expect.objectContaining({
+          artefact: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+        }),
+      },
     });
     const answer = await poll(host.key, ticket.id, 1);
     expect(answer.status).toBe(200);
-    expect(answer.body).toEqual(decided.resolution);
+    expect(answer.body).toEqual({ ...decided.resolution, receipt: expect.any(String) });
     expect(validateResolution(answer.body, ticket.identity).ok).toBe(true);
   });
 
@@ -122,6 +128,9 @@ describe('decideTicket (exactly once, identity echo, §9-valid resolutions)', ()
     expect(decided.resolution.verdict).toEqual({
       decision: 'transform',
       transform: { path: '$target.amount', value: 9000 },
+      evidence: expect.objectContaining({
+        artefact: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+      }),
     });
   });
 
@@ -138,7 +147,14 @@ describe('decideTicket (exactly once, identity echo, §9-valid resolutions)', ()
     expect(decided.resolution).toEqual({
       outcome: 'reject',
       context_identity: ticket.identity,
-      verdict: { decision: 'deny', reason: 'approval_rejected', message: 'Supplier not verified' },
+      verdict: {
+        decision: 'deny',
+        reason: 'approval_rejected',
+        message: 'Supplier not verified',
+        evidence: expect.objectContaining({
+          artefact: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+        }),
+      },
     });
     const note = await (await testDb()).decision.findUniqueOrThrow({
       where: { ticketId: ticket.id },
@@ -185,7 +201,13 @@ describe('decideTicket (exactly once, identity echo, §9-valid resolutions)', ()
     expect((await poll(host.key, res.body.id)).body).toEqual({
       outcome: 'approve',
       context_identity: null,
-      verdict: { decision: 'allow' },
+      verdict: {
+        decision: 'allow',
+        evidence: expect.objectContaining({
+          artefact: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+        }),
+      },
+      receipt: expect.any(String),
     });
   });
 

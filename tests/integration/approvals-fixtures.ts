@@ -2,7 +2,9 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NextRequest } from 'next/server';
 import { type AgentContext, buildContext, jcsSha256, redactPaths } from '@checkpoint/agent-hooks';
+import { GET as jwksRoute } from '@/app/.well-known/jwks.json/route';
 import { GET as getApproval } from '@/app/api/v1/approvals/[id]/route';
+import { GET as getReceipt } from '@/app/api/v1/approvals/[id]/receipt/route';
 import { POST as postApproval } from '@/app/api/v1/approvals/route';
 import { generateApiKey } from '@/lib/server/hosts/api-key';
 import { testDb } from './helpers/db';
@@ -162,5 +164,11 @@ async function handle(req: IncomingMessage): Promise<Response> {
   const m = /^\/api\/v1\/approvals\/([^/]+)$/.exec(path);
   if (req.method === 'GET' && m)
     return getApproval(nreq, { params: Promise.resolve({ id: m[1] }) });
+  // The receipt and the keys it verifies against (issue 13), as HttpApprovalResolver checks them.
+  const r = /^\/api\/v1\/approvals\/([^/]+)\/receipt$/.exec(path);
+  if (req.method === 'GET' && r) return getReceipt(nreq, { params: Promise.resolve({ id: r[1] }) });
+  if (req.method === 'GET' && path === '/.well-known/jwks.json') {
+    return jwksRoute(nreq, { params: Promise.resolve({}) });
+  }
   return new Response('not found', { status: 404 });
 }

@@ -136,6 +136,10 @@ describe('QueueResolver: in-process emissions of the built-in host', () => {
       decision: 'deny',
       reason: 'approval_rejected',
       message: 'Supplier not verified',
+      // Issue 13: the receipt pointer reaches the host's record unchanged (§5.3).
+      evidence: expect.objectContaining({
+        artefact: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+      }),
     });
 
     await closeInProcessRecordSinks();
@@ -154,6 +158,9 @@ describe('QueueResolver: in-process emissions of the built-in host', () => {
       decision: 'deny',
       reason: 'approval_rejected',
       message: 'Supplier not verified',
+      evidence: expect.objectContaining({
+        artefact: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+      }),
     });
   });
 

@@ -82,7 +82,11 @@ describe('waiting for a decision: long-poll, expiry, instances, Redis outages', 
     const t = await ticket({ timeout_ms: 1_000 });
     const res = await poll(host.key, t.id, 5);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ outcome: 'unresolved', context_identity: t.identity });
+    expect(res.body).toEqual({
+      outcome: 'unresolved',
+      context_identity: t.identity,
+      receipt: expect.any(String),
+    });
     const prisma = await testDb();
     const row = await prisma.approvalTicket.findUniqueOrThrow({
       where: { id: t.id },

@@ -52,6 +52,12 @@ const NOT_HTTP = new Set([
   'slack_user_disabled',
   'slack_user_not_reviewer',
   'replica_unreachable',
+  // Receipt checks (receipts/verify.ts): results shown on the ticket page, not answers.
+  'receipt_malformed',
+  'receipt_wrong_type',
+  'receipt_key_unknown',
+  'receipt_signature_invalid',
+  'receipt_ticket_mismatch',
 ]);
 
 const ERROR_CLASS =

@@ -10,6 +10,7 @@ import { buildOpenApiDocument } from '@/lib/server/openapi/document';
 import { approvalRequestExample } from '@/lib/server/openapi/examples';
 import { SPEC_COMPONENTS } from '@/lib/server/openapi/spec-components';
 import { agentIdParam } from '@/lib/server/records/receive';
+import { consistencyQuery, inclusionQuery, treeHeadQuery } from '@/lib/server/transparency/api';
 import { deliveriesQuery, rotateBody, saveBody } from '@/lib/server/webhooks/http';
 import { WEBHOOK_KINDS } from '@/lib/server/webhooks/webhooks';
 
@@ -57,7 +58,7 @@ const exportedMethods = (source: string) =>
  * Host-facing routes outside /api/v1 that the document covers; every route
  * under /api/v1 is covered, or listed in EXCLUDED with the reason.
  */
-const ALSO_DOCUMENTED = ['app/api/health/route.ts'];
+const ALSO_DOCUMENTED = ['app/api/health/route.ts', 'app/.well-known/jwks.json/route.ts'];
 const EXCLUDED: Record<string, string> = {};
 
 describe('every host route is in the document', () => {
@@ -98,6 +99,27 @@ const VALIDATED = [
     name: 'deliveriesQuery',
     schema: deliveriesQuery,
     doc: () => queryObject(op('/api/v1/webhooks/deliveries', 'get')),
+  },
+  {
+    file: 'app/api/v1/log/tree-head/route.ts',
+    option: 'query',
+    name: 'treeHeadQuery',
+    schema: treeHeadQuery,
+    doc: () => queryObject(op('/api/v1/log/tree-head', 'get')),
+  },
+  {
+    file: 'app/api/v1/log/proof/inclusion/route.ts',
+    option: 'query',
+    name: 'inclusionQuery',
+    schema: inclusionQuery,
+    doc: () => queryObject(op('/api/v1/log/proof/inclusion', 'get')),
+  },
+  {
+    file: 'app/api/v1/log/proof/consistency/route.ts',
+    option: 'query',
+    name: 'consistencyQuery',
+    schema: consistencyQuery,
+    doc: () => queryObject(op('/api/v1/log/proof/consistency', 'get')),
   },
 ];
 

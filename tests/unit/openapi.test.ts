@@ -71,7 +71,8 @@ type Media = { schema?: object; examples?: Record<string, { value: unknown }> };
 function examples(): [string, object, unknown][] {
   const out: [string, object, unknown][] = [];
   const add = (where: string, content: Record<string, Media> | undefined) => {
-    const media = content?.['application/json'];
+    // A receipt is a compact JWS (application/jose), a string its schema checks too.
+    const media = content?.['application/json'] ?? content?.['application/jose'];
     for (const [name, ex] of Object.entries(media?.examples ?? {})) {
       out.push([`${where} ${name}`, media!.schema!, ex.value]);
     }

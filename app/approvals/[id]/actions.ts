@@ -8,7 +8,7 @@ import { DecisionError, decideTicket } from '@/lib/server/approvals/decide';
 import { actionErrorState, withOutageState } from '@/lib/server/http/action-state';
 import type { AppError } from '@/lib/server/http/api-error';
 import { AREAS, hasAnyRole } from '@/lib/server/auth/roles';
-import { getCurrentUser } from '@/lib/server/auth/session';
+import { getActiveSession, getCurrentUser } from '@/lib/server/auth/session';
 
 /** What the decision forms answer; `decidedAt` lets the panel say "already decided at T". */
 export type DecisionState = FormState;
@@ -66,10 +66,13 @@ export const decideAction = withOutageState(async function decideAction(
   if (outcome === 'reject' && !reason) {
     return { status: 'error', code: 'reason_required', message: MESSAGES.reason_required };
   }
+  // How this session signed in goes into the decision's receipt (issue 13);
+  // the session was read once for getCurrentUser (React cache).
+  const session = await getActiveSession();
   try {
     await decideTicket({
       ticketId,
-      actor: { kind: 'human', userId: user.id },
+      actor: { kind: 'human', userId: user.id, auth: session?.method },
       outcome: outcome === 'reject' ? 'reject' : 'approve',
       contextIdentity,
       edit,

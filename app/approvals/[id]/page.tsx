@@ -14,6 +14,7 @@ import { requireUser } from '@/lib/server/auth/session';
 import { DecisionPanel } from './decision-panel';
 import { DecisionSummary } from './decision-summary';
 import { IdentityBlock } from './identity-block';
+import { ReceiptCard } from './receipt-card';
 import { getInboxTicket } from './ticket';
 import { VerdictDetails } from './verdict-details';
 
@@ -123,6 +124,7 @@ export default async function TicketPage({ params }: { params: Promise<{ id: str
             />
           </Card>
           <IdentityBlock ticket={t} />
+          {t.status !== 'pending' && <ReceiptCard ticketId={t.id} />}
         </div>
       </div>
     </>

@@ -16,6 +16,10 @@ export interface DecisionCommit {
   contextIdentity: string | null;
   decidedByKind: string;
   userId: string | null;
+  /** How the decider authenticated (receipts/claims.ts : DECIDER_AUTH). */
+  deciderAuth?: string | null;
+  /** The signed receipt (issue 13); absent or null: issued on first read. */
+  receipt?: string | null;
   note: string | null;
   audit: { actorKind: string; action: string; details: Record<string, unknown> };
 }
@@ -52,10 +56,12 @@ export async function commitDecision(prisma: PrismaClient, c: DecisionCommit): P
       RETURNING "id", "hostId"),
     decided AS (
       INSERT INTO "Decision"
-        ("id", "ticketId", "outcome", "verdict", "contextIdentity", "decidedByKind", "userId", "note", "createdAt")
+        ("id", "ticketId", "outcome", "verdict", "contextIdentity", "decidedByKind", "userId", "note", "createdAt",
+         "deciderAuth", "receipt")
       SELECT ${randomUUID()}::uuid, "id", ${c.outcome}::"DecisionOutcome",
              ${c.verdict === null ? null : JSON.stringify(c.verdict)}::jsonb, ${c.contextIdentity},
-             ${c.decidedByKind}, ${c.userId}::uuid, ${c.note}, ${at}::timestamp(3)
+             ${c.decidedByKind}, ${c.userId}::uuid, ${c.note}, ${at}::timestamp(3),
+             ${c.deciderAuth ?? null}, ${c.receipt ?? null}
         FROM claimed
       RETURNING "ticketId"),
     audited AS (

@@ -12,12 +12,18 @@ import { withResolver } from './resolver-phase';
 import { storedContext } from './stored-context';
 import { findNulCharacter, nulCharacterMessage } from '../http/nul-character';
 import { isUuid } from '../http/uuid';
-import { passwordNotYetChosen } from '../auth/user-sessions';
+import { passwordNotYetChosen, type SignInMethod } from '../auth/user-sessions';
+import { deciderAuthOf, receiptEvidence, signReceipt } from '../receipts';
+import { moduleLogger } from '../logger';
 
 export { type DecidedBy, DecisionError, type DecisionErrorCode } from './errors';
 
+const log = moduleLogger('approvals');
+
 export type DecisionActor =
-  | { kind: 'human' | 'slack'; userId: string }
+  /** A web reviewer; `auth` is how their session signed in (the receipt's decider.auth). */
+  | { kind: 'human'; userId: string; auth?: SignInMethod }
+  | { kind: 'slack'; userId: string }
   /** An automated resolver (webhook); authenticated by its caller. */
   | { kind: 'resolver' };
 
@@ -59,7 +65,7 @@ export async function decideTicket(input: DecideInput): Promise<DecidedTicket> {
     await authorize(input.actor);
     throw notFound();
   }
-  const [userId, ticket] = await Promise.all([
+  const [decider, ticket] = await Promise.all([
     authorize(input.actor),
     prisma.approvalTicket.findUnique({
       where: { id: input.ticketId },
@@ -72,6 +78,8 @@ export async function decideTicket(input: DecideInput): Promise<DecidedTicket> {
         contextJson: true,
         redactedPaths: true,
         resolverUntil: true,
+        interceptionPoint: true,
+        requestId: true,
       },
     }),
   ]);
@@ -106,9 +114,40 @@ export async function decideTicket(input: DecideInput): Promise<DecidedTicket> {
   });
   const nulAt = findNulCharacter(verdict, '$.verdict');
   if (nulAt) throw new DecisionError('nul_character', nulCharacterMessage(nulAt));
-  const resolution = buildResolution(ticket.contextIdentity, input.outcome, verdict);
+  // Checked before anything is signed: a resolution §9 refuses gets no receipt.
+  buildResolution(ticket.contextIdentity, input.outcome, verdict);
   const status = input.outcome === 'approve' ? 'approved' : 'rejected';
   const now = new Date();
+  const userId = decider?.id ?? null;
+  const deciderAuth = deciderAuthOf(
+    input.actor.kind,
+    input.actor.kind === 'human' ? input.actor.auth : undefined,
+  );
+  // Issue 13: the receipt is signed before the commit, since the released
+  // verdict's evidence (§5.3) holds its digest; its claims are all known now
+  // (decided_at is the commit's `at`) and never include the evidence. A lost
+  // race discards it. A receipt that cannot be signed does not block the
+  // decision: it is issued on first read (receipts/issue.ts), without evidence.
+  const receipt = await signReceipt({
+    ticketId: ticket.id,
+    hostId: ticket.hostId,
+    requestId: ticket.requestId,
+    interceptionPoint: ticket.interceptionPoint,
+    contextIdentity: input.contextIdentity,
+    outcome: input.outcome,
+    verdict,
+    decidedByKind: input.actor.kind,
+    userId,
+    email: decider?.email ?? null,
+    deciderAuth,
+    decidedAt: now,
+  }).catch((err: unknown) => {
+    log.error({ err, ticketId: ticket.id }, 'receipt not signed; it will be issued on read');
+    return null;
+  });
+  const evidence = receipt ? receiptEvidence(ticket.id, receipt) : null;
+  const released = evidence ? { ...verdict, evidence } : verdict;
+  const resolution = buildResolution(ticket.contextIdentity, input.outcome, released);
 
   const won = await commitDecision(prisma, {
     ticketId: ticket.id,
@@ -117,10 +156,12 @@ export async function decideTicket(input: DecideInput): Promise<DecidedTicket> {
     outcome: input.outcome,
     at: now,
     resolution,
-    verdict,
+    verdict: released,
     contextIdentity: input.contextIdentity,
     decidedByKind: input.actor.kind,
     userId,
+    deciderAuth,
+    receipt,
     note: input.outcome === 'reject' ? (input.reason?.trim() ?? null) : null,
     audit: {
       actorKind: input.actor.kind === 'human' ? 'user' : input.actor.kind,
@@ -144,7 +185,7 @@ export async function decideTicket(input: DecideInput): Promise<DecidedTicket> {
  * their own password): the web holds a password session to that before any
  * decision, and Slack must not be the way around it.
  */
-async function authorize(actor: DecisionActor): Promise<string | null> {
+async function authorize(actor: DecisionActor): Promise<{ id: string; email: string } | null> {
   if (actor.kind === 'resolver') return null;
   if (actor.kind !== 'human' && actor.kind !== 'slack') {
     throw new DecisionError('forbidden', 'Unknown kind of decider.');
@@ -153,7 +194,13 @@ async function authorize(actor: DecisionActor): Promise<string | null> {
   const user = isUuid(actor.userId)
     ? await prisma.user.findUnique({
         where: { id: actor.userId },
-        select: { roles: true, disabled: true, mustChangePassword: true, oidcSubject: true },
+        select: {
+          email: true,
+          roles: true,
+          disabled: true,
+          mustChangePassword: true,
+          oidcSubject: true,
+        },
       })
     : null;
   if (!user || user.disabled || !hasAnyRole(user.roles, ['reviewer'])) {
@@ -165,7 +212,7 @@ async function authorize(actor: DecisionActor): Promise<string | null> {
       'Choose your own password (sign in once) before deciding from Slack.',
     );
   }
-  return actor.userId;
+  return { id: actor.userId, email: user.email };
 }
 
 function notFound(): DecisionError {

@@ -3,6 +3,7 @@ import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 import { db } from '../db';
 import { ticketFanoutDedupeKey } from '../jobs/definitions';
 import { nudgeRelay, validateOutboxInput } from '../queue/outbox';
+import { issueExpiryReceipts } from '../receipts';
 import { publishTicketEvent } from './events';
 
 /** Most tickets one bulk expiry claims; the scheduler repeats until none is due. */
@@ -12,6 +13,12 @@ export interface ExpiredTicket {
   id: string;
   hostId: string;
 }
+
+type ExpiredRow = ExpiredTicket & {
+  contextIdentity: string | null;
+  requestId: string | null;
+  interceptionPoint: string;
+};
 
 /**
  * Resolves pending tickets whose deadline has passed as `unresolved`, echoing
@@ -37,7 +44,8 @@ export async function expireTickets(
   opts: { now?: Date; limit?: number; ticketId?: string; prisma?: PrismaClient } = {},
 ): Promise<ExpiredTicket[]> {
   const prisma = opts.prisma ?? (await db());
-  const at = (opts.now ?? new Date()).toISOString();
+  const atDate = opts.now ?? new Date();
+  const at = atDate.toISOString();
   const limit = Math.max(1, Math.min(opts.limit ?? EXPIRY_BATCH_SIZE, 10_000));
   const { prefix, suffix } = fanoutKeyTemplate();
   const target =
@@ -48,7 +56,7 @@ export async function expireTickets(
   // `{outcome, context_identity}`, which always passes §9 (the echo is the
   // ticket's own identity, no verdict). The audit details are expireTicket's
   // since the start: `{outcome, contextIdentity}`.
-  const rows = await prisma.$queryRaw<ExpiredTicket[]>`
+  const rows = await prisma.$queryRaw<ExpiredRow[]>`
     WITH due AS (
       SELECT "id" FROM "ApprovalTicket"
        WHERE "status" = 'pending' AND "expiresAt" <= ${at}::timestamp(3) ${target}
@@ -62,12 +70,13 @@ export async function expireTickets(
              "resolution" = jsonb_build_object('outcome', 'unresolved', 'context_identity', t."contextIdentity")
         FROM due
        WHERE t."id" = due."id" AND t."status" = 'pending'
-      RETURNING t."id", t."hostId", t."contextIdentity"),
+      RETURNING t."id", t."hostId", t."contextIdentity", t."requestId", t."interceptionPoint"),
     decided AS (
       INSERT INTO "Decision"
-        ("id", "ticketId", "outcome", "verdict", "contextIdentity", "decidedByKind", "userId", "note", "createdAt")
+        ("id", "ticketId", "outcome", "verdict", "contextIdentity", "decidedByKind", "userId", "note", "createdAt",
+         "deciderAuth")
       SELECT gen_random_uuid(), "id", 'unresolved'::"DecisionOutcome", NULL::jsonb, "contextIdentity",
-             'system', NULL::uuid, NULL::text, ${at}::timestamp(3)
+             'system', NULL::uuid, NULL::text, ${at}::timestamp(3), 'expiry'
         FROM claimed
       RETURNING "ticketId", "contextIdentity"),
     audited AS (
@@ -87,11 +96,15 @@ export async function expireTickets(
       ON CONFLICT ("dedupeKey") DO NOTHING
       RETURNING "id")
     -- Data-modifying CTEs run to completion whether or not they are read.
-    SELECT "id"::text AS "id", "hostId"::text AS "hostId" FROM claimed`;
+    SELECT "id"::text AS "id", "hostId"::text AS "hostId", "contextIdentity", "requestId",
+           "interceptionPoint" FROM claimed`;
   if (rows.length === 0) return [];
+  // Issue 13: signed after the statement, stored in one more; what this
+  // misses is issued on first read (receipts/issue.ts).
+  await issueExpiryReceipts(prisma, rows, atDate);
   nudgeRelay();
   for (const t of rows) publishTicketEvent({ type: 'expired', ticketId: t.id, hostId: t.hostId });
-  return rows;
+  return rows.map((t) => ({ id: t.id, hostId: t.hostId }));
 }
 
 /** Expires one ticket if it is pending and due at `now`; true when this call did. */

@@ -1,7 +1,7 @@
 import 'server-only';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { auditDb } from '@/lib/server/db';
-import { verifySessionChain } from '@/lib/server/records/verify';
+import { type ChainVerification, verifySessionChain } from '@/lib/server/records/verify';
 import { type AuditActor, assertAuditor } from './access';
 import { type AuditRow, ROW_COLUMNS } from './rows';
 import { type RecordView, readRecordView } from './record-view';
@@ -26,14 +26,7 @@ export type TimelineEntry = TimelineRow &
     ticket: TicketLink | null;
   };
 
-export type ChainCheck =
-  | {
-      ok: boolean;
-      checked: number;
-      firstBrokenSequence: number | null;
-      gaps: Array<{ after: number; before: number }>;
-    }
-  | { error: string };
+export type ChainCheck = ChainVerification | { error: string };
 
 export type SessionHost = { id: string; name: string; records: number };
 

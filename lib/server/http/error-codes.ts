@@ -183,6 +183,17 @@ export const ERROR_CODES = {
     'webhooks',
     'The stored signing secret cannot be read with this APP_ENCRYPTION_KEY (the key changed or the row was altered); rotate the secret.',
   ),
+  // Signing keys (admin, npm run keys:rotate)
+  signing_key_from_env: code(
+    409,
+    'signing',
+    'Rotating the signing key while SIGNING_KEY is set: the environment decides which key signs; change SIGNING_KEY instead.',
+  ),
+  signing_key_unreadable: code(
+    503,
+    'signing',
+    'The active signing key cannot be decrypted with this APP_ENCRYPTION_KEY (the key changed or the row was altered); nothing is signed with another key.',
+  ),
   // Hosts and API keys (admin)
   host_name_invalid: code(
     400,

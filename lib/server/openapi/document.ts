@@ -6,6 +6,7 @@ import { approvalRequestBody } from './approval-request';
 import { errorSchema, errorTableMarkdown } from './errors';
 import { jsonResponse, operation, type OperationSpec, ref } from './operation';
 import { approvalOperations } from './operations-approvals';
+import { logOperations } from './operations-log';
 import { webhookOperations } from './operations-webhooks';
 import { responseSchemas } from './responses';
 import { type JsonSchema, specComponents } from './spec-components';
@@ -75,8 +76,61 @@ function metaOperations(): Record<string, Record<string, OperationSpec>> {
         errors: [],
       },
     },
+    '/.well-known/jwks.json': {
+      get: {
+        operationId: 'getJwks',
+        tags: ['Meta'],
+        summary: 'Signing keys (JWKS)',
+        description:
+          "The deployment's Ed25519 public keys (RFC 7517 JWK Set), the active key first, then every retired one: receipts and signed tree heads are compact JWS (`alg: EdDSA`) whose header `kid` (the key's RFC 7638 thumbprint) names one of these. Keys are never removed. Cached for five minutes (`Cache-Control: public, max-age=300`). No key needed.",
+        public: true,
+        responses: {
+          '200': jsonResponse('The keys.', JWKS_SCHEMA, {
+            one: {
+              summary: 'One active key',
+              value: {
+                keys: [
+                  {
+                    kty: 'OKP',
+                    crv: 'Ed25519',
+                    x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo',
+                    kid: 'kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k',
+                    alg: 'EdDSA',
+                    use: 'sig',
+                  },
+                ],
+              },
+            },
+          }),
+        },
+        errors: ['internal'],
+      },
+    },
   };
 }
+
+/** A JWK Set of Ed25519 signature keys (RFC 7517 §5, RFC 8037 §2). */
+const JWKS_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['keys'],
+  properties: {
+    keys: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['kty', 'crv', 'x', 'kid', 'alg', 'use'],
+        properties: {
+          kty: { const: 'OKP' },
+          crv: { const: 'Ed25519' },
+          x: { type: 'string', description: 'The public key, base64url.' },
+          kid: { type: 'string', description: 'RFC 7638 SHA-256 thumbprint, base64url.' },
+          alg: { const: 'EdDSA' },
+          use: { const: 'sig' },
+        },
+      },
+    },
+  },
+};
 
 export function schemaComponents(): Record<string, JsonSchema> {
   const spec = specComponents();
@@ -92,7 +146,12 @@ export function schemaComponents(): Record<string, JsonSchema> {
 }
 
 export function buildOpenApiDocument(options: { version: string }): OpenApiDocument {
-  const tables = { ...approvalOperations(), ...webhookOperations(), ...metaOperations() };
+  const tables = {
+    ...approvalOperations(),
+    ...webhookOperations(),
+    ...logOperations(),
+    ...metaOperations(),
+  };
   const paths = Object.fromEntries(
     Object.entries(tables).map(([path, ops]) => [
       path,
@@ -112,6 +171,10 @@ export function buildOpenApiDocument(options: { version: string }): OpenApiDocum
       { name: 'Approvals', description: 'The approval seam over HTTP (§9).' },
       { name: 'Records', description: 'The audit store (§10.3).' },
       { name: 'Webhooks', description: "The host's callback and automated resolver." },
+      {
+        name: 'Transparency log',
+        description: 'Signed tree heads and RFC 9162 proofs over every record and decision.',
+      },
       { name: 'Meta', description: 'Public endpoints.' },
     ],
     paths,

@@ -23,7 +23,14 @@ import {
 } from './operation';
 import { zodJsonSchema } from './zod-schema';
 
-/** POST /api/v1/approvals, GET /api/v1/approvals/{id} and POST /api/v1/records. */
+/** An illustrative receipt (docs/receipts.md), signed by a throwaway key. */
+const RECEIPT_EXAMPLE =
+  'eyJhbGciOiJFZERTQSIsImtpZCI6ImtPdVdtTU5VbjZpTFprV0swQ1pNaXBZZDFvOHZMVkctV3lvS3h6NGY1SFUiLCJ0eXAiOiJjaGVja3BvaW50LXJlY2VpcHQrandzIn0.eyJjb250ZXh0X2lkZW50aXR5Ijoic2hhMjU2OjJmMWMiLCJkZWNpZGVkX2F0IjoiMjAyNi0xMi0wMlQxMDowMzoxMi4zNDVaIiwiZGVjaWRlciI6eyJhdXRoIjoicGFzc3dvcmQiLCJlbWFpbCI6InJpdGFAZXhhbXBsZS5jb20iLCJraW5kIjoidXNlciIsInVzZXJfaWQiOiI1ZTJhOWM0MS03YjNkLTRmNmUtOGExMC1jOWQyYjRlNmY4MTMifSwiaG9zdF9pZCI6IjBiNmYxYzJlLThkNGEtNGUzYi1hMWY5LTVjN2QyZTliM2E2MCIsImlhdCI6MTc5NjIwNTc5MiwiaW50ZXJjZXB0aW9uX3BvaW50IjoicHJlX3Rvb2xfY2FsbCIsImlzcyI6Imh0dHBzOi8vY2hlY2twb2ludC5leGFtcGxlLmNvbSIsIm91dGNvbWUiOiJhcHByb3ZlIiwicmVxdWVzdF9pZCI6Imludi00Mi10cmFuc2ZlciIsInRpY2tldF9pZCI6IjdkOWMxZTUyLTNmMGEtNGM4ZS05YjFkLTJhNmY0ZThjMGIxNyJ9.X9X47zmEHIfcRYa_QpxLzvJOGNQ7U1ih5d4JQN-mUYzaO3PoGMPxWZ1ImiuC6HHp--8sD2gob1-7ExFWFRmHCA';
+
+/** The long-poll's decided answer: the resolution and its receipt. */
+const answer = (resolution: object) => ({ ...resolution, receipt: RECEIPT_EXAMPLE });
+
+/** POST /api/v1/approvals, GET /api/v1/approvals/{id} (and its receipt) and POST /api/v1/records. */
 export function approvalOperations(): Record<string, Record<string, OperationSpec>> {
   return {
     '/api/v1/approvals': {
@@ -86,16 +93,16 @@ export function approvalOperations(): Record<string, Record<string, OperationSpe
         ],
         responses: {
           '200': jsonResponse(
-            'The resolution (§9): the host validates it and echoes nothing back.',
-            ref('ApprovalResolution'),
+            'The resolution (§9), which the host validates and echoes nothing back, with the signed receipt of the decision.',
+            ref('ApprovalAnswer'),
             {
-              approve: { summary: 'Approved', value: resolutionExamples.approve },
+              approve: { summary: 'Approved', value: answer(resolutionExamples.approve) },
               approveWithEdit: {
                 summary: 'Approved with an edit (a transform)',
-                value: resolutionExamples.approveWithEdit,
+                value: answer(resolutionExamples.approveWithEdit),
               },
-              reject: { summary: 'Rejected', value: resolutionExamples.reject },
-              unresolved: { summary: 'Expired', value: resolutionExamples.unresolved },
+              reject: { summary: 'Rejected', value: answer(resolutionExamples.reject) },
+              unresolved: { summary: 'Expired', value: answer(resolutionExamples.unresolved) },
             },
             NO_STORE,
           ),
@@ -113,6 +120,32 @@ export function approvalOperations(): Record<string, Record<string, OperationSpe
           ),
         },
         errors: [...HOST_AUTH, 'not_found', 'wait_invalid'],
+      },
+    },
+    '/api/v1/approvals/{id}/receipt': {
+      get: {
+        operationId: 'getApprovalReceipt',
+        tags: ['Approvals'],
+        summary: 'The signed receipt of a decision',
+        description:
+          "The decision's signed approval receipt: a compact JWS (`alg: EdDSA`, `typ: checkpoint-receipt+jws`) over who decided what, when, for which context identity; verify it against `/.well-known/jwks.json` (docs/receipts.md). The URL the released verdict's `evidence.verification_pointers.receipt` names (§5.3). Readable with the ticket's host key (another host's ticket is 404) or a signed-in admin, reviewer or auditor session. 404 while the ticket is pending.",
+        parameters: [pathParam('id', { type: 'string', format: 'uuid' }, 'The ticket id.')],
+        responses: {
+          '200': {
+            description: 'The receipt, a compact JWS (RFC 7515 §7.1).',
+            headers: NO_STORE,
+            content: {
+              'application/jose': {
+                schema: {
+                  type: 'string',
+                  pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$',
+                },
+                examples: { receipt: { summary: 'A receipt', value: RECEIPT_EXAMPLE } },
+              },
+            },
+          },
+        },
+        errors: [...HOST_AUTH, 'forbidden', 'password_change_required', 'not_found'],
       },
     },
     '/api/v1/records': {

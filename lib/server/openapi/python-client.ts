@@ -17,11 +17,21 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
 type Param = { name: string; in: string; required?: boolean; schema: JsonSchema };
 
-const snake = (name: string) =>
-  name
+/** Python's keywords: a parameter may be named one (`from` of the log's consistency proof). */
+const PY_KEYWORDS = new Set(
+  'and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield'.split(
+    ' ',
+  ),
+);
+
+/** A Python identifier; a keyword gets PEP 8's trailing underscore (`from` → `from_`). */
+const snake = (name: string) => {
+  const id = name
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .replace(/[^A-Za-z0-9_]/g, '_')
     .toLowerCase();
+  return PY_KEYWORDS.has(id) ? `${id}_` : id;
+};
 
 function header(doc: OpenApiDocument): string {
   return `"""${doc.info.title}: a client for Python 3.11+, standard library only.

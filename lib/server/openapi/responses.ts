@@ -43,6 +43,23 @@ const selfTestCase = closed(
 
 export function responseSchemas(): Record<string, JsonSchema> {
   return {
+    ApprovalAnswer: {
+      ...closed(
+        {
+          outcome: { type: 'string', enum: ['approve', 'reject', 'unresolved'] },
+          context_identity: { type: ['string', 'null'] },
+          verdict: ref('Verdict'),
+          receipt: {
+            type: ['string', 'null'],
+            description:
+              "The decision's signed receipt, a compact JWS (docs/receipts.md); null only when it could not be signed just now.",
+          },
+        },
+        ['verdict'],
+      ),
+      description:
+        "An ApprovalResolution (§9: `verdict` present exactly when the outcome is not `unresolved`; the approve/reject verdict's `evidence` points at the receipt, §5.3) plus `receipt`, which a host strips before handing the resolution to its engine.",
+    },
     TicketCreated: {
       ...closed({
         id: uuid,

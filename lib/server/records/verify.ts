@@ -1,5 +1,6 @@
 import 'server-only';
 import { canonicalJson } from '@checkpoint/agent-hooks';
+import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { db } from '@/lib/server/db';
 import { chainHashOf } from './chain';
 
@@ -12,6 +13,24 @@ export type ChainVerification = {
   firstBrokenSequence: number | null;
   /** Holes in the session's sequences: nothing stored strictly between `after` and `before`. */
   gaps: Array<{ after: number; before: number }>;
+  /** Present only when the walk disagrees with the session's stored chain head (issue 13). */
+  head?: HeadMismatch;
+};
+
+/** A session's chain head (SessionChain): what ingest says it stored. */
+export type ChainHead = { headHash: string; lastSequence: number; recordCount: number };
+
+/**
+ * The walk against the head: `truncated` when fewer records remain than the
+ * head counts (a tail or any record deleted: the walk ends before the head
+ * hash), `extra_records` when more (a row inserted beside ingest),
+ * `head_mismatch` when the counts agree but the last hash or highest
+ * sequence does not, `head_missing` when records exist without a head.
+ */
+export type HeadMismatch = {
+  problem: 'truncated' | 'extra_records' | 'head_mismatch' | 'head_missing';
+  expected: ChainHead | null;
+  found: ChainHead;
 };
 
 type Link = { sequence: number; record: unknown; chainHash: string; prevHash: string | null };
@@ -23,20 +42,47 @@ const PAGE = 5_000;
  * order, which is the order they were chained in (see ingest.ts), and lists
  * the sequence holes. A record edited in place, removed, or moved shows as
  * the first link that does not recompute. A session that begins after 0 has
- * a leading gap `{after: -1, before: first}`.
+ * a leading gap `{after: -1, before: first}`. The walk's end is compared with
+ * the session's stored head (hash, highest sequence, count), so deleting the
+ * tail, which leaves every remaining link intact, is caught (`head`).
  */
 export async function verifySessionChain(
   hostId: string,
   sessionId: string,
 ): Promise<ChainVerification> {
   const prisma = await db();
+  // One snapshot for the head and the walk: an ingest committing between
+  // the two reads would otherwise look like a truncation or an insertion.
+  return prisma.$transaction((tx) => verifyInSnapshot(tx as unknown as Tx, hostId, sessionId), {
+    isolationLevel: 'RepeatableRead',
+    timeout: VERIFY_TIMEOUT_MS,
+    maxWait: VERIFY_TIMEOUT_MS,
+  });
+}
+
+type Tx = Pick<PrismaClient, '$queryRawUnsafe'>;
+
+const VERIFY_TIMEOUT_MS = 120_000;
+
+async function verifyInSnapshot(
+  tx: Tx,
+  hostId: string,
+  sessionId: string,
+): Promise<ChainVerification> {
+  const heads = await tx.$queryRawUnsafe<ChainHead[]>(
+    `SELECT "headHash", "lastSequence", "recordCount" FROM "SessionChain"
+     WHERE "hostId" = $1::uuid AND "sessionId" = $2`,
+    hostId,
+    sessionId,
+  );
   let prev: string | null = null;
   let lastId = 0n;
   let checked = 0;
+  let highest = -1;
   let firstBrokenSequence: number | null = null;
   const sequences: number[] = [];
   for (;;) {
-    const rows = await prisma.$queryRawUnsafe<(Link & { id: bigint })[]>(
+    const rows = await tx.$queryRawUnsafe<(Link & { id: bigint })[]>(
       `SELECT id, "sequence", "record", "chainHash", "prevHash" FROM "InterceptionRecord"
        WHERE "hostId" = $1::uuid AND "sessionId" = $2 AND NOT "hostFailure" AND id > $3
        ORDER BY id LIMIT ${PAGE}`,
@@ -47,6 +93,7 @@ export async function verifySessionChain(
     for (const row of rows) {
       checked++;
       sequences.push(row.sequence);
+      highest = Math.max(highest, row.sequence);
       if (firstBrokenSequence === null && !linkHolds(row, prev)) {
         firstBrokenSequence = row.sequence;
       }
@@ -56,12 +103,35 @@ export async function verifySessionChain(
     if (rows.length < PAGE) break;
   }
   const gaps = findGaps(sequences);
+  const found: ChainHead = {
+    headHash: prev ?? '',
+    lastSequence: highest,
+    recordCount: checked,
+  };
+  const head = compareHead(heads[0] ?? null, found);
   return {
-    ok: firstBrokenSequence === null && gaps.length === 0,
+    ok: firstBrokenSequence === null && gaps.length === 0 && head === undefined,
     checked,
     firstBrokenSequence,
     gaps,
+    ...(head ? { head } : {}),
   };
+}
+
+/** Undefined when the stored head is what the walk ended at (or neither exists). */
+export function compareHead(
+  expected: ChainHead | null,
+  found: ChainHead,
+): HeadMismatch | undefined {
+  if (!expected)
+    return found.recordCount > 0 ? { problem: 'head_missing', expected, found } : undefined;
+  if (found.recordCount < expected.recordCount) return { problem: 'truncated', expected, found };
+  if (found.recordCount > expected.recordCount)
+    return { problem: 'extra_records', expected, found };
+  if (found.headHash !== expected.headHash || found.lastSequence !== expected.lastSequence) {
+    return { problem: 'head_mismatch', expected, found };
+  }
+  return undefined;
 }
 
 function linkHolds(row: Link, prev: string | null): boolean {

@@ -7,6 +7,7 @@ import { nudgeRelay } from '../queue/outbox';
 import { enqueueAttempt, recordAttempt } from './attempts';
 import { WebhookError } from './errors';
 import type { HostSlots } from './host-slots';
+import { receiptOrNull } from '../receipts';
 import { callbackMessageId, callbackPayload, RESOLVED_EVENT } from './payload';
 import { maxAttempts } from './policy';
 import { attemptErrorText, postSigned } from './post-signed';
@@ -47,6 +48,8 @@ export async function createCallbackDelivery(ticketId: string): Promise<string |
   });
   if (!hook) return null;
   const messageId = callbackMessageId(hook.id, ticket.id);
+  // Issue 13: the receipt rides with the resolution (issued here if missing).
+  const receipt = await receiptOrNull(ticket.id, { prisma });
   const id = await prisma.$transaction(async (tx) => {
     await tx.webhookDelivery.createMany({
       data: [
@@ -55,7 +58,7 @@ export async function createCallbackDelivery(ticketId: string): Promise<string |
           ticketId: ticket.id,
           messageId,
           eventType: RESOLVED_EVENT,
-          payload: callbackPayload(ticket) as unknown as Prisma.InputJsonObject,
+          payload: callbackPayload({ ...ticket, receipt }) as unknown as Prisma.InputJsonObject,
           // A disabled endpoint gets nothing sent; the row waits for a manual redelivery.
           status: hook.enabled ? 'pending' : 'dead',
           lastError: hook.enabled ? null : 'webhook_disabled',

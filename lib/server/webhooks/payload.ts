@@ -13,13 +13,16 @@ export interface CallbackTicket {
   status: string;
   decidedAt: Date | null;
   resolution: unknown;
+  /** The decision's signed receipt (issue 13), null when it could not be issued. */
+  receipt?: string | null;
 }
 
 /**
  * The callback body: the released ApprovalResolution (§9) with the ticket
  * id, the host's request id and the context identity, in the Standard
- * Webhooks `{type, timestamp, data}` envelope. Built once per delivery and
- * stored, so every retry sends the same bytes.
+ * Webhooks `{type, timestamp, data}` envelope, and the signed approval
+ * receipt (docs/receipts.md). Built once per delivery and stored, so every
+ * retry sends the same bytes.
  */
 export function callbackPayload(t: CallbackTicket) {
   const resolution: ApprovalResolution = (t.resolution as ApprovalResolution | null) ?? {
@@ -35,6 +38,7 @@ export function callbackPayload(t: CallbackTicket) {
       context_identity: t.contextIdentity,
       status: t.status,
       resolution,
+      receipt: t.receipt ?? null,
     },
   };
 }

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { closeDb, db, dbInfo } from '@/lib/server/db';
+import { forgetActiveSigningKey } from '@/lib/server/signing/jws';
 import { assertLocalUrl } from './local-url';
 
 /**
@@ -37,6 +38,9 @@ export async function truncateAll(): Promise<void> {
   if (rows.length === 0) return;
   const list = rows.map((r) => `"${r.tablename.replaceAll('"', '""')}"`).join(', ');
   await client.$executeRawUnsafe(`TRUNCATE TABLE ${list} RESTART IDENTITY CASCADE`);
+  // The signing key this process cached went with its row: receipts signed
+  // with it would name a kid the emptied JWKS no longer publishes.
+  forgetActiveSigningKey();
 }
 
 /** Call in afterAll of files that used testDb(). */
