@@ -6,52 +6,19 @@
 // applies pending migrations as it starts (lib/server/boot.ts) unless
 // MIGRATE_ON_START=false.
 import { spawn, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildIsCurrent, STAMP_FILE, sourceStamp } from './build-stamp.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const nextBin = path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
 const distDir = path.join(root, process.env.NEXT_DIST_DIR || '.next');
-const stampFile = path.join(distDir, 'checkpoint-source-stamp');
-const SOURCES = [
-  'app',
-  'lib',
-  'spec',
-  'public',
-  'proxy.ts',
-  'instrumentation.ts',
-  'next.config.js',
-  'postcss.config.mjs',
-  'tsconfig.json',
-  'package-lock.json',
-  'prisma',
-];
-
-/** A fingerprint of every source file's path, size and mtime. */
-function sourceStamp() {
-  const hash = createHash('sha256');
-  const walk = (p) => {
-    if (!existsSync(p)) return;
-    const st = statSync(p);
-    if (st.isDirectory()) {
-      if (p.endsWith(`${path.sep}generated`)) return;
-      for (const name of readdirSync(p).sort()) walk(path.join(p, name));
-    } else {
-      hash.update(`${path.relative(root, p)}\0${st.size}\0${st.mtimeMs}\n`);
-    }
-  };
-  for (const s of SOURCES) walk(path.join(root, s));
-  return hash.digest('hex');
-}
+const stampFile = path.join(distDir, STAMP_FILE);
 
 function ensureBuild() {
-  const stamp = sourceStamp();
-  const built =
-    existsSync(path.join(distDir, 'BUILD_ID')) &&
-    existsSync(stampFile) &&
-    readFileSync(stampFile, 'utf8') === stamp;
+  const stamp = sourceStamp(root);
+  const built = buildIsCurrent(root, path.relative(root, distDir), stamp);
   if (built) return;
   console.log('Building the app (first start, or the sources changed)…');
   const res = spawnSync(process.execPath, [nextBin, 'build'], { cwd: root, stdio: 'inherit' });

@@ -3,56 +3,18 @@
 // scripts/start.mjs decides: a fingerprint of every source file's path, size
 // and mtime, written next to the build once it succeeded.
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { buildIsCurrent, STAMP_FILE, sourceStamp } from '../../scripts/build-stamp.mjs';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 export const NEXT_BIN = path.join(ROOT, 'node_modules', 'next', 'dist', 'bin', 'next');
 
-/** The same list as scripts/start.mjs: what a build depends on. */
-const SOURCES = [
-  'app',
-  'lib',
-  'spec',
-  'public',
-  'proxy.ts',
-  'instrumentation.ts',
-  'next.config.js',
-  'postcss.config.mjs',
-  'tsconfig.json',
-  'package-lock.json',
-  'prisma',
-];
-
-function sourceStamp(): string {
-  const hash = createHash('sha256');
-  const walk = (p: string) => {
-    if (!existsSync(p)) return;
-    const st = statSync(p);
-    if (st.isDirectory()) {
-      if (p.endsWith(`${path.sep}generated`)) return;
-      for (const name of readdirSync(p).sort()) walk(path.join(p, name));
-    } else {
-      hash.update(`${path.relative(ROOT, p)}\0${st.size}\0${st.mtimeMs}\n`);
-    }
-  };
-  for (const s of SOURCES) walk(path.join(ROOT, s));
-  return hash.digest('hex');
-}
-
 /** Returns whether it built; throws when `next build` fails (no usable build then). */
 export function ensureBuild(distDir: string, log: (...a: unknown[]) => void, quiet: boolean) {
-  const dir = path.join(ROOT, distDir);
-  const stampFile = path.join(dir, 'checkpoint-source-stamp');
-  const stamp = sourceStamp();
-  if (
-    existsSync(path.join(dir, 'BUILD_ID')) &&
-    existsSync(stampFile) &&
-    readFileSync(stampFile, 'utf8') === stamp
-  ) {
-    return false;
-  }
+  const stampFile = path.join(ROOT, distDir, STAMP_FILE);
+  const stamp = sourceStamp(ROOT);
+  if (buildIsCurrent(ROOT, distDir, stamp)) return false;
   log(`building the app into ${distDir} (missing or older than the sources)…`);
   // `next build` with a distDir of its own adds `<distDir>/types` to
   // tsconfig.json's include (and reformats it); the bench leaves the tree as
