@@ -9,7 +9,6 @@ import {
   pgliteDir,
 } from '@/lib/server/db/open';
 import { ReplicaRouter, type ReplicaState } from '@/lib/server/db/replica';
-import { moduleLogger } from '@/lib/server/logger';
 import type { MigrationStatus } from '@/lib/server/migrate';
 
 /**
@@ -58,7 +57,6 @@ function replica(): ReplicaRouter {
   if (!replicaSlot.__checkpointReplica) {
     const cfg = config();
     const primary = dbTarget();
-    const log = moduleLogger('db-replica');
     replicaSlot.__checkpointReplica = new ReplicaRouter({
       target:
         cfg.DATABASE_REPLICA_URL && primary.kind === 'postgres'
@@ -66,13 +64,19 @@ function replica(): ReplicaRouter {
           : undefined,
       open: (target) => openDatabase(target),
       primary: db,
+      // Loaded on use: importing the logger reads the configuration, which
+      // must not happen when this module is merely imported (tests set the
+      // environment after their imports).
       onChange: (state) => {
-        if (state === 'ok') log.info('audit reads use the read replica');
-        else
-          log.warn(
-            { code: 'replica_unreachable' },
-            'read replica unreachable: audit reads use the primary',
-          );
+        void import('@/lib/server/logger').then(({ moduleLogger }) => {
+          const log = moduleLogger('db-replica');
+          if (state === 'ok') log.info('audit reads use the read replica');
+          else
+            log.warn(
+              { code: 'replica_unreachable' },
+              'read replica unreachable: audit reads use the primary',
+            );
+        });
       },
     });
   }

@@ -92,7 +92,10 @@ test('the generated Python client asks for approval, waits, and prints the revie
 
     const { code, output } = await example.done;
     expect(output).toContain('outcome: approve');
-    expect(output).toContain('verdict: {"decision": "allow"}');
+    // The verdict points at the signed receipt (§5.3 evidence, docs/receipts.md).
+    expect(output).toMatch(
+      /verdict: \{"decision": "allow", "evidence": \{"artefact": "sha256:[0-9a-f]{64}", "verification_pointers": \{/,
+    );
     expect(code).toBe(0);
   } finally {
     example.kill();

@@ -76,8 +76,9 @@ describe('POST /api/v1/approvals (§9 intake)', () => {
     const fanout = await prisma.outboxEvent.findFirstOrThrow({
       where: { kind: 'approvals.created' },
     });
+    // The host rides along for the relay's per-host priority (queue/relay.ts).
     expect([fanout.payload, fanout.dedupeKey]).toEqual([
-      { ticketId: t.id },
+      { ticketId: t.id, hostId: t.hostId },
       `approvals.created.${t.id}`,
     ]);
   });

@@ -100,7 +100,7 @@ describe('waiting for a decision: long-poll, expiry, instances, Redis outages', 
     const fanout = await prisma.outboxEvent.findUniqueOrThrow({
       where: { dedupeKey: `approvals.resolved.${t.id}` },
     });
-    expect(fanout.payload).toEqual({ ticketId: t.id });
+    expect(fanout.payload).toEqual({ ticketId: t.id, hostId: row.hostId });
   });
 
   it('expiry without any waiter: the bulk pass and the delayed job each expire due tickets, once', async () => {

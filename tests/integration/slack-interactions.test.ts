@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { NextRequest } from 'next/server';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { POST as interactions } from '@/app/api/slack/interactions/route';
@@ -145,10 +146,27 @@ describe('POST /api/slack/interactions (v0 signature first; reviewer mapping; §
     expect(t.decision?.decidedByKind).toBe('slack');
     expect(t.decision?.user?.email).toBe('rita@example.com');
     expect(t.decision?.contextIdentity).toBe(ticket.identity);
+    // The verdict points at the signed receipt (§5.3 evidence, docs/receipts.md).
+    const receipt = await prisma.decision.findUniqueOrThrow({
+      where: { ticketId: ticket.id },
+      select: { receipt: true },
+    });
+    expect(receipt.receipt).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     expect(t.resolution).toEqual({
       outcome: 'approve',
       context_identity: ticket.identity,
-      verdict: { decision: 'allow' },
+      verdict: {
+        decision: 'allow',
+        evidence: {
+          artefact: `sha256:${createHash('sha256')
+            .update(receipt.receipt as string)
+            .digest('hex')}`,
+          verification_pointers: {
+            jwks: expect.stringMatching(/\/\.well-known\/jwks\.json$/),
+            receipt: expect.stringMatching(new RegExp(`/api/v1/approvals/${ticket.id}/receipt$`)),
+          },
+        },
+      },
     });
 
     const updates = standIn.to('/api/chat.update');

@@ -2,7 +2,6 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { closeDb, db, dbInfo } from '@/lib/server/db';
-import { forgetActiveSigningKey } from '@/lib/server/signing/jws';
 import { assertLocalUrl } from './local-url';
 
 /**
@@ -40,6 +39,9 @@ export async function truncateAll(): Promise<void> {
   await client.$executeRawUnsafe(`TRUNCATE TABLE ${list} RESTART IDENTITY CASCADE`);
   // The signing key this process cached went with its row: receipts signed
   // with it would name a kid the emptied JWKS no longer publishes.
+  // Imported here, not at the top: the signing module loads the logger, which
+  // reads the configuration, and the PGlite tests set theirs after imports.
+  const { forgetActiveSigningKey } = await import('@/lib/server/signing/jws');
   forgetActiveSigningKey();
 }
 
