@@ -8,7 +8,7 @@ import {
   openDatabase,
   pgliteDir,
 } from '@/lib/server/db/open';
-import { ReplicaRouter, type ReplicaState } from '@/lib/server/db/replica';
+import { replicaSlot } from '@/lib/server/db/replica';
 import type { MigrationStatus } from '@/lib/server/migrate';
 
 /**
@@ -49,52 +49,6 @@ function handle(): Promise<DbHandle> {
 
 export async function db(): Promise<PrismaClient> {
   return (await handle()).client;
-}
-
-const replicaSlot = globalThis as typeof globalThis & { __checkpointReplica?: ReplicaRouter };
-
-function replica(): ReplicaRouter {
-  if (!replicaSlot.__checkpointReplica) {
-    const cfg = config();
-    const primary = dbTarget();
-    replicaSlot.__checkpointReplica = new ReplicaRouter({
-      target:
-        cfg.DATABASE_REPLICA_URL && primary.kind === 'postgres'
-          ? { kind: 'postgres', url: cfg.DATABASE_REPLICA_URL, limits: primary.limits }
-          : undefined,
-      open: (target) => openDatabase(target),
-      primary: db,
-      // Loaded on use: importing the logger reads the configuration, which
-      // must not happen when this module is merely imported (tests set the
-      // environment after their imports).
-      onChange: (state) => {
-        void import('@/lib/server/logger').then(({ moduleLogger }) => {
-          const log = moduleLogger('db-replica');
-          if (state === 'ok') log.info('audit reads use the read replica');
-          else
-            log.warn(
-              { code: 'replica_unreachable' },
-              'read replica unreachable: audit reads use the primary',
-            );
-        });
-      },
-    });
-  }
-  return replicaSlot.__checkpointReplica;
-}
-
-/**
- * The client for audit reads that tolerate replication lag (search,
- * timelines, exports, overview): the read replica when DATABASE_REPLICA_URL
- * is set and it answers, else the primary (db/replica.ts).
- */
-export function auditDb(): Promise<PrismaClient> {
-  return replica().client();
-}
-
-/** Whether audit reads are served by a replica (for /api/ready). */
-export function replicaStatus(): Promise<ReplicaState> {
-  return replica().status();
 }
 
 /** Disconnects and, on PGlite, closes the database and releases its directory lock. */

@@ -1,5 +1,5 @@
 import 'server-only';
-import { auditDb } from '@/lib/server/db';
+import { auditDb } from '@/lib/server/db/audit-db';
 
 /**
  * Whether text in this database sorts by code point (the "C" family of

@@ -1,5 +1,5 @@
 import 'server-only';
-import { auditDb } from '@/lib/server/db';
+import { auditDb } from '@/lib/server/db/audit-db';
 import { type AuditActor, assertAuditor } from './access';
 
 /** Hosts for the search form's host filter (archived ones too: their records remain). */

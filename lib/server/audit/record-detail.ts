@@ -1,5 +1,5 @@
 import 'server-only';
-import { auditDb } from '@/lib/server/db';
+import { auditDb } from '@/lib/server/db/audit-db';
 import { type AuditActor, assertAuditor } from './access';
 import { type AuditRow, ROW_COLUMNS } from './rows';
 

@@ -1,6 +1,6 @@
 import 'server-only';
 import { Prisma } from '@/lib/generated/prisma/client';
-import { auditDb } from '@/lib/server/db';
+import { auditDb } from '@/lib/server/db/audit-db';
 import { type AuditActor, assertAuditor } from './access';
 import { type Cursor, decodeCursor, encodeCursor } from './cursor';
 import type { AuditFilters } from './filters';

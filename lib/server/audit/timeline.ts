@@ -1,6 +1,6 @@
 import 'server-only';
 import { Prisma } from '@/lib/generated/prisma/client';
-import { auditDb } from '@/lib/server/db';
+import { auditDb } from '@/lib/server/db/audit-db';
 import { type ChainVerification, verifySessionChain } from '@/lib/server/records/verify';
 import { type AuditActor, assertAuditor } from './access';
 import { type AuditRow, ROW_COLUMNS } from './rows';

@@ -16,6 +16,11 @@ import type { DbHandle, DbTarget } from '@/lib/server/db/open';
 
 export type ReplicaState = 'not_configured' | 'ok' | 'unreachable';
 
+/** The process's router (db/audit-db.ts makes it; db.ts : closeDb closes it). */
+export const replicaSlot = globalThis as typeof globalThis & {
+  __checkpointReplica?: ReplicaRouter;
+};
+
 export interface ReplicaDeps {
   target: DbTarget | undefined;
   open: (target: DbTarget) => Promise<DbHandle>;

@@ -1,5 +1,6 @@
 import 'server-only';
-import { db, dbInfo, migrationStatus, pingDb, replicaStatus } from '../db';
+import { db, dbInfo, migrationStatus, pingDb } from '../db';
+import { replicaStatus } from '../db/audit-db';
 import type { ReplicaState } from '../db/replica';
 import { withTimeout } from '../queue/connection';
 import { getQueueStatus, type QueueStatus } from '../queue/status';
