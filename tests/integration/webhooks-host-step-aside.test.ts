@@ -69,8 +69,12 @@ async function backlog(label: string, policy: StepAsidePolicy) {
     return rows.length === JOBS && rows.every((d) => d.status === 'delivered');
   }, 60_000);
   const elapsedMs = Date.now() - startedAt;
-  const done = await queue.lanes.get('callbacks')?.getJobs(['completed']);
-  const perJob = (done ?? []).map((j) => stepAsides(j));
+  // A job records its delivery before BullMQ moves it to completed: wait for that too.
+  const done = await waitFor(async () => {
+    const jobs = (await queue.lanes.get('callbacks')?.getJobs(['completed'])) ?? [];
+    return jobs.length === JOBS ? jobs : null;
+  }, 10_000);
+  const perJob = done.map((j) => stepAsides(j));
   expect(perJob).toHaveLength(JOBS);
   return { perJob, total: perJob.reduce((a, b) => a + b, 0), elapsedMs, maxInFlight: seen.max };
 }
