@@ -67,6 +67,8 @@ export default defineConfig({
       env: {
         PORT: String(PORT),
         DATA_DIR: process.env.CHECKPOINT_E2E_DATA_DIR,
+        // Explicit, so a TREE_HEAD_FILE in the caller's shell never receives test heads.
+        TREE_HEAD_FILE: path.join(process.env.CHECKPOINT_E2E_DATA_DIR, 'tree-heads.jsonl'),
         // Empty means unset (config.ts): always the embedded database here.
         DATABASE_URL: '',
         // A Redis database of its own, so that no other app's worker takes these jobs.

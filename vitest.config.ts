@@ -41,6 +41,7 @@ export default defineConfig({
           // One database per run; files share it, so run them one at a time.
           fileParallelism: false,
           globalSetup: ['tests/integration/global-setup.ts'],
+          setupFiles: ['tests/integration/helpers/file-setup.ts'],
         },
       },
     ],

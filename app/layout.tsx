@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
 import { getCurrentUser, orNull } from '@/lib/server/auth/session';
 import { AppHeader } from './components/app-header';
+import { LogIntegrityAlert } from './components/log-alert';
 import './globals.css';
 
 export const metadata: Metadata = {
@@ -23,6 +24,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           Skip to content
         </a>
         {user && <AppHeader user={user} />}
+        {user?.roles.includes('admin') ? <LogIntegrityAlert /> : null}
         <main id="main" className="mx-auto max-w-7xl px-4 py-6">
           {children}
         </main>

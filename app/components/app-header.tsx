@@ -18,6 +18,7 @@ export function AppHeader({ user }: { user: SessionUser }) {
         ...areaItems,
         { href: '/settings/slack', label: 'Slack' },
         { href: '/settings/signing-keys', label: 'Signing keys' },
+        { href: '/settings/witnesses', label: 'Witnesses' },
       ]
     : areaItems;
   return (

@@ -10,6 +10,7 @@ import {
 } from '@/lib/server/health/system-status';
 import type { LaneCounts } from '@/lib/server/queue/queues';
 import { Badge, Card, Row, When } from './parts';
+import { TransparencyLogStatus } from './transparency-log';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Status' };
@@ -181,6 +182,7 @@ function FullStatus({ s }: { s: SystemStatus }) {
       {s.queue.lanes ? (
         <LaneTable lanes={s.queue.lanes} seen={s.worker.lanes ?? {}} now={now} />
       ) : null}
+      {s.database.ok ? <TransparencyLogStatus now={now} /> : null}
     </Frame>
   );
 }

@@ -70,6 +70,8 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "webhook_self_test_failed": (409, "Enabling a resolver whose self-test fails."),
     "signing_secret_unreadable": (409, "The stored signing secret cannot be read with this APP_ENCRYPTION_KEY (the key changed or the row was altered); rotate the secret."),
     "signing_key_from_env": (409, "Rotating the signing key while SIGNING_KEY is set: the environment decides which key signs; change SIGNING_KEY instead."),
+    "signing_key_conflict": (503, "This process's SIGNING_KEY is not the active key, which another process's SIGNING_KEY set: one key signs for the deployment; give every process the same SIGNING_KEY (to change it, set SIGNING_KEY_REPLACES to the active kid)."),
+    "signing_key_retired": (503, "SIGNING_KEY names a key that was retired: a retired key never signs again; put a new key in SIGNING_KEY."),
     "signing_key_unreadable": (503, "The active signing key cannot be decrypted with this APP_ENCRYPTION_KEY (the key changed or the row was altered); nothing is signed with another key."),
     "host_name_invalid": (400, "The host name is empty, too long or uses other characters."),
     "description_too_long": (400, "The description is too long."),
@@ -484,6 +486,10 @@ class CheckpointClient:
         dict[str, Any].
         """
         return self._call("GET", "/api/v1/log/proof/consistency", auth=True, query={"from": from_, "to": to})
+
+    def get_session_evidence(self, id: str, *, host_id: str, consistency_from: str | None = None) -> Response:
+        """A session's evidence bundle. GET /api/v1/audit/sessions/{id}/evidence: 200 (no body)."""
+        return self._call("GET", f"/api/v1/audit/sessions/{urllib.parse.quote(id, safe='')}/evidence", auth=True, query={"host_id": host_id, "consistency_from": consistency_from})
 
     def get_open_api_document(self) -> Response:
         """This document. GET /api/v1/openapi.json: 200 dict[str, Any]."""

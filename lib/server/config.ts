@@ -134,10 +134,23 @@ const schema = z
           ctx.addIssue({ code: 'custom', message: (err as Error).message });
         }
       }),
+    /** The kid of the active key a new SIGNING_KEY replaces (changing an imported key; see signing/keys.ts). */
+    SIGNING_KEY_REPLACES: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{43}$/, 'must be a key id (kid) as /settings/signing-keys shows it')
+      .optional(),
     /** How often the worker appends newly stored records and decisions to the transparency log. */
     LOG_APPEND_INTERVAL_MS: z.coerce.number().int().min(50).max(600_000).default(1_000),
     /** While the log grows, a signed tree head is issued at most this often (issue 13). */
     TREE_HEAD_INTERVAL_MS: z.coerce.number().int().min(100).max(86_400_000).default(10_000),
+    /** How often the worker verifies the whole transparency log (0 = never; an admin can still run it). */
+    LOG_VERIFY_INTERVAL_MS: z.coerce
+      .number()
+      .int()
+      .refine((v) => v === 0 || (v >= 60_000 && v <= 604_800_000), 'must be 0 or 60000–604800000')
+      .default(3_600_000),
+    /** Every signed tree head is appended here (JSON lines); default `<DATA_DIR>/tree-heads.jsonl`. */
+    TREE_HEAD_FILE: z.string().min(1).optional(),
     /** Development only: allow plain-http webhook URLs on loopback addresses. */
     WEBHOOKS_ALLOW_HTTP_LOOPBACK: bool.default(false),
     /** Comma-separated host names, IPs or CIDRs that webhooks may reach although private. */

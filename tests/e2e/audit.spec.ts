@@ -73,13 +73,17 @@ test("the demo agent's session: search, timeline with chain check, approval link
   await page.keyboard.press('/');
   await expect(page.getByLabel('Session id (exact)')).toBeFocused();
 
-  // The timeline: ordered, chain verified, the approval linked to its ticket and reviewer.
+  // The timeline: ordered, verified against the log, the approval linked to its ticket and reviewer.
   const sessionLink = table.getByRole('row').nth(1).getByRole('link', { name: /demo-/ });
   sessionId = (await sessionLink.textContent()) ?? '';
   await sessionLink.click();
   await expect(page).toHaveURL(new RegExp(`/audit/sessions/.+\\?host=${hostId}$`));
   await expect(page.getByRole('heading', { name: `Session ${sessionId}` })).toBeVisible();
   await expect(page.getByTestId('chain-status')).toHaveAttribute('data-state', 'ok');
+  await expect(page.getByTestId('chain-status')).toContainText(
+    `Verified against signed tree head #`,
+  );
+  await expect(page.getByTestId('chain-status')).toContainText(`${stored} records, all in the log`);
   const entries = page.getByTestId('timeline-entry');
   const sequences = await entries.evaluateAll((els) =>
     els.map((e) => Number(e.getAttribute('data-sequence'))),

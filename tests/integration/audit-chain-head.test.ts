@@ -1,9 +1,10 @@
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChainStatus } from '@/app/audit/sessions/[id]/chain-status';
+import { IntegrityStatus } from '@/app/audit/sessions/[id]/chain-status';
 import { getSessionTimeline, type SessionTimeline } from '@/lib/server/audit/timeline';
 import { ingestRecords } from '@/lib/server/records/ingest';
+import { appendAll } from '@/lib/server/transparency/append';
 import { seedHostRow, seedUser } from './audit-seed';
 import { closeTestDb, testDb, truncateAll } from './helpers/db';
 import { makeRecord } from './records-fixtures';
@@ -12,7 +13,7 @@ import { makeRecord } from './records-fixtures';
  * Issue 13 on the session page: a session whose tail was deleted keeps every
  * remaining link intact and no sequence hole, so the page's data function
  * must carry the stored head's disagreement, and the status must say it in
- * words rather than "Chain verified".
+ * words rather than "Verified against signed tree head".
  */
 
 type Actor = { id: string; roles: ('admin' | 'reviewer' | 'auditor')[] };
@@ -24,7 +25,7 @@ function timeline(t: SessionTimeline) {
 
 /** The status as the page renders it, tags stripped. */
 function statusOf(t: ReturnType<typeof timeline>) {
-  const html = renderToStaticMarkup(createElement(ChainStatus, { chain: t.chain }));
+  const html = renderToStaticMarkup(createElement(IntegrityStatus, { integrity: t.integrity }));
   return { html, text: html.replace(/<[^>]+>/g, '') };
 }
 
@@ -48,6 +49,7 @@ beforeAll(async () => {
     [0, 1].map((i) => makeRecord('headless', i)),
   );
   const prisma = await testDb();
+  await appendAll(prisma);
   await prisma.$executeRawUnsafe(
     `DELETE FROM "InterceptionRecord" WHERE "sessionId" = 'cut' AND sequence >= 7`,
   );
@@ -61,7 +63,9 @@ describe('session page chain status against the stored head', () => {
     expect(t.chain).toStrictEqual({ ok: true, checked: 10, firstBrokenSequence: null, gaps: [] });
     const { html, text } = statusOf(t);
     expect(html).toContain('data-state="ok"');
-    expect(text).toContain('Chain verified.');
+    expect(text).toMatch(
+      /^Verified against signed tree head #\d+ \(\d+ leaves, .+, key .+\) — 10 records, all in the log; the chain is intact\.$/,
+    );
   });
 
   it('a deleted tail shows as truncated, with what the head expected and what was found', async () => {
@@ -78,20 +82,22 @@ describe('session page chain status against the stored head', () => {
       },
     });
     const { html, text } = statusOf(t);
-    expect(html).toContain('data-state="head"');
-    expect(html).toContain('data-problem="truncated"');
+    expect(html).toContain('data-state="failed"');
+    expect(html).toContain('data-problems="truncated"');
     expect(html).toContain('role="alert"');
-    expect(text).toContain(
-      'Chain truncated: the head says 10 records up to sequence 9; found 7, the last at 6.',
+    expect(text).toMatch(
+      /^1 problem checking 7 records against signed tree head #\d+ .*truncated: Session cut is truncated: it ends at record \d+ \(sequence 6\) but its chain head says 10 records up to sequence 9; sequences 7–9 are missing\.$/,
     );
-    expect(text).not.toContain('Chain verified');
+    expect(text).not.toContain('Verified');
   });
 
   it('records without a head show the head as missing', async () => {
     const t = timeline(await getSessionTimeline(auditor, { sessionId: 'headless', hostId: host }));
     expect(t.chain).toMatchObject({ ok: false, head: { problem: 'head_missing', expected: null } });
     const { text } = statusOf(t);
-    expect(text).toContain('Chain head missing: 2 records up to sequence 1 stored');
-    expect(text).not.toContain('Chain verified');
+    expect(text).toContain(
+      'missing: Session headless has 2 records but no chain head to check them against.',
+    );
+    expect(text).not.toContain('Verified');
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getRecordDetail } from '@/lib/server/audit/record-detail';
 import { getSessionTimeline, type SessionTimeline } from '@/lib/server/audit/timeline';
+import type { SessionIntegrity } from '@/lib/server/audit/integrity';
 import { ingestRecords } from '@/lib/server/records/ingest';
 import { insertRows, seedHostRow, seedUser } from './audit-seed';
 import { closeTestDb, testDb, truncateAll } from './helpers/db';
@@ -180,6 +181,15 @@ describe('session timeline (§10.3: records are totally ordered within a session
     );
     const t = timeline(await getSessionTimeline(auditor, { sessionId: 's-e', hostId: edited }));
     expect(t.chain).toMatchObject({ ok: false, firstBrokenSequence: 1 });
+    // The same walk checks the copied columns: the page says which record and how.
+    const integrity = t.integrity as SessionIntegrity;
+    expect(integrity.ok).toBe(false);
+    expect(integrity.findings.filter((f) => f.problem === 'altered')).toEqual([
+      expect.objectContaining({
+        sequence: 1,
+        detail: expect.stringContaining('the decision column says allow, the record says deny'),
+      }),
+    ]);
   });
 
   it("lists the host's own failures received while the session ran, apart from the timeline", async () => {

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { migrateTarget } from '@/lib/server/db/migrate-target';
@@ -80,8 +83,16 @@ export default async function setup(project: TestProject) {
   process.env.AUTH_SECRET ||= randomBytes(36).toString('base64url');
   process.env.REDIS_URL = redisUrl;
   process.env.TEST_REDIS_PREFIX = redisPrefix;
+  // Nothing a test writes lands in the checkout's .data/ (the developer's
+  // embedded database, keys and tree-head file): DATA_DIR and the tree-head
+  // file live in a directory of this run (per file: helpers/file-setup.ts).
+  const scratch = mkdtempSync(join(tmpdir(), `${id}-`));
+  process.env.TEST_RUN_DIR = scratch;
+  process.env.DATA_DIR = join(scratch, 'data');
+  process.env.TREE_HEAD_FILE = join(scratch, 'tree-heads.jsonl');
 
   return async () => {
+    rmSync(scratch, { recursive: true, force: true });
     await admin(base, (c) => c.query(`DROP DATABASE IF EXISTS "${id}" WITH (FORCE)`));
     await cleanRedisPrefix(redisUrl, redisPrefix).catch(() => {});
   };

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
+import { CompactSign, importJWK } from 'jose';
 import { NextRequest } from 'next/server';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GET as jwksRoute } from '@/app/.well-known/jwks.json/route';
@@ -7,7 +8,16 @@ import { encryptSecret } from '@/lib/server/webhooks/encryption';
 import { forgetActiveSigningKey, publicJwks, signJws, verifyJws } from '@/lib/server/signing/jws';
 import { keyIdOf, parseSigningKey } from '@/lib/server/signing/key-material';
 import { ensureSigningKey, listSigningKeys, rotateSigningKey } from '@/lib/server/signing/keys';
+import { checkTreeHead } from '@/lib/server/audit/integrity-head';
+import { RECEIPT_TYP } from '@/lib/server/receipts/claims';
+import { verifyReceipt } from '@/lib/server/receipts/verify';
+import { unauthenticSigningKeys } from '@/lib/server/signing/authentic';
+import { TREE_HEAD_TYP } from '@/lib/server/transparency/tree-head';
+import { headSignatureProblem } from '@/lib/server/transparency/verify-heads';
 import { closeTestDb, testDb } from './helpers/db';
+
+/** SHA-256 of the empty string: the root of the empty tree (RFC 9162 §2.1.1). */
+const EMPTY_ROOT = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 
 /**
  * Issue 13 item 1 on a real PostgreSQL: one active key however many
@@ -219,18 +229,38 @@ describe('SIGNING_KEY', () => {
     expect(await prisma.signingKey.count()).toBe(1);
   });
 
-  it('a SIGNING_KEY that was retired earlier becomes the active key again', async () => {
+  it('a SIGNING_KEY that was retired earlier never signs again (signing_key_retired)', async () => {
     const prisma = await testDb();
     const a = parseSigningKey(pemOfNewKey());
     const b = parseSigningKey(pemOfNewKey());
     const { kid: kidA } = await ensureSigningKey(prisma, a);
-    const { kid: kidB } = await ensureSigningKey(prisma, b);
-    expect(await ensureSigningKey(prisma, a)).toEqual({ kid: kidA, change: 'imported' });
+    // The operator's explicit change of an imported key.
+    const { kid: kidB } = await ensureSigningKey(prisma, b, kidA);
+    await expect(ensureSigningKey(prisma, a)).rejects.toMatchObject({
+      code: 'signing_key_retired',
+    });
     const rows = await listSigningKeys(prisma);
     expect(rows.map((r) => [r.kid, r.retiredAt === null])).toEqual([
-      [kidA, true],
-      [kidB, false],
+      [kidB, true],
+      [kidA, false],
     ]);
+  });
+
+  it('a second SIGNING_KEY cannot replace one another process imported (signing_key_conflict)', async () => {
+    const prisma = await testDb();
+    const a = parseSigningKey(pemOfNewKey());
+    const b = parseSigningKey(pemOfNewKey());
+    const { kid: kidA } = await ensureSigningKey(prisma, a);
+    await expect(ensureSigningKey(prisma, b)).rejects.toMatchObject({
+      code: 'signing_key_conflict',
+    });
+    // Naming a key that is not the active one is no licence either.
+    await expect(ensureSigningKey(prisma, b, 'x'.repeat(43))).rejects.toMatchObject({
+      code: 'signing_key_conflict',
+    });
+    expect((await listSigningKeys(prisma)).map((r) => r.kid)).toEqual([kidA]);
+    // A process without SIGNING_KEY uses the active key.
+    expect(await ensureSigningKey(prisma, null)).toEqual({ kid: kidA, change: null });
   });
 });
 
@@ -294,5 +324,116 @@ describe('npm run keys:rotate', () => {
     expect(refused.code).toBe(1);
     expect(refused.out).toContain('keys:rotate failed [signing_key_from_env]');
     expect(await prisma.signingKey.count()).toBe(2);
+  });
+});
+
+describe('a key planted in SigningKey (a database shell, without the app environment)', () => {
+  /** The attacker's key pair and a row claiming it, as `INSERT INTO "SigningKey"` makes it. */
+  async function plant(privateKey: string | null = null) {
+    const prisma = await testDb();
+    const jwk = parseSigningKey(pemOfNewKey());
+    const kid = await keyIdOf(jwk);
+    await prisma.$executeRawUnsafe(
+      `INSERT INTO "SigningKey" (kid, alg, "publicJwk", "privateKey", "createdBy", "retiredAt")
+       VALUES ($1, 'EdDSA', $2::jsonb, $3, 'system', now())`,
+      kid,
+      JSON.stringify({ kty: 'OKP', crv: 'Ed25519', x: jwk.x }),
+      privateKey ?? 'enc1:AAAA:BBBB:CCCC',
+    );
+    const key = await importJWK({ ...jwk, alg: 'EdDSA' }, 'EdDSA');
+    const sign = (payload: object, typ: string) =>
+      new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
+        .setProtectedHeader({ alg: 'EdDSA', kid, typ })
+        .sign(key);
+    return { kid, sign };
+  }
+
+  it('is neither published (JWKS, /.well-known/jwks.json) nor trusted, and is reported', async () => {
+    const prisma = await testDb();
+    const { kid: genuine } = await ensureSigningKey(prisma, null);
+    const { kid } = await plant();
+    expect((await publicJwks()).keys.map((k) => k.kid)).toEqual([genuine]);
+    const res = await jwksRoute(new NextRequest('http://localhost/.well-known/jwks.json'), {
+      params: Promise.resolve({}),
+    });
+    const served = (await res.json()) as { keys: { kid: string }[] };
+    expect(served.keys.map((k) => k.kid)).toEqual([genuine]);
+    expect(await unauthenticSigningKeys(prisma)).toEqual([
+      {
+        kid,
+        reason: expect.stringMatching(/does not decrypt with this deployment's APP_ENCRYPTION_KEY/),
+      },
+    ]);
+    // Still listed on the settings page: the row is there, only not trusted.
+    expect((await listSigningKeys(prisma)).map((r) => r.kid)).toContain(kid);
+  });
+
+  it('refuses receipts and tree heads signed with it, naming the key as not authentic', async () => {
+    const prisma = await testDb();
+    await ensureSigningKey(prisma, null);
+    const { kid, sign } = await plant();
+    const receipt = await sign({ ticket_id: 't-1', outcome: 'approve' }, RECEIPT_TYP);
+    expect(await verifyReceipt(receipt)).toMatchObject({ ok: false, code: 'receipt_key_unknown' });
+
+    const payload = { size: 0, root_hash: EMPTY_ROOT, timestamp: Date.now(), kid };
+    const head = { ...payload, jws: await sign(payload, TREE_HEAD_TYP) };
+    const checked = await checkTreeHead(prisma, head);
+    expect(checked.valid).toBe(false);
+    expect(checked.valid === false && checked.finding).toMatchObject({
+      problem: 'tree_head_invalid',
+      detail: expect.stringContaining(
+        `key ${kid}, which is stored in SigningKey but is not authentic`,
+      ),
+    });
+    // The background verifier's head check says the same.
+    const said = await headSignatureProblem(head, await publicJwks(), [
+      ...(await unauthenticSigningKeys(prisma)),
+    ]);
+    expect(said).toContain('is not authentic');
+  });
+
+  it('a real ciphertext under another public key, or a genuine row whose public key was swapped, is not authentic', async () => {
+    const prisma = await testDb();
+    const { kid: genuine } = await ensureSigningKey(prisma, null);
+    const stored = await prisma.signingKey.findUniqueOrThrow({
+      where: { kid: genuine },
+      select: { privateKey: true },
+    });
+    // The genuine key's ciphertext copied under the attacker's public key.
+    const { kid } = await plant(stored.privateKey);
+    const verdicts = await unauthenticSigningKeys(prisma);
+    expect(verdicts).toEqual([
+      {
+        kid,
+        reason: expect.stringMatching(
+          /public key is not the public half of its stored private key/,
+        ),
+      },
+    ]);
+    expect((await publicJwks()).keys.map((k) => k.kid)).toEqual([genuine]);
+    // Judged authentic once, then altered in place: judged again, not cached.
+    const other = parseSigningKey(pemOfNewKey());
+    await prisma.signingKey.update({
+      where: { kid: genuine },
+      data: { publicJwk: { kty: 'OKP', crv: 'Ed25519', x: other.x } },
+    });
+    expect((await publicJwks()).keys).toEqual([]);
+    // …and the active key no longer signs: what it signed would not verify with what is published.
+    forgetActiveSigningKey();
+    await expect(signJws({ a: 1 })).rejects.toMatchObject({ code: 'signing_key_unreadable' });
+  });
+
+  it('keys made by the deployment stay authentic: generated, imported from SIGNING_KEY, rotated and retired', async () => {
+    const prisma = await testDb();
+    const { kid: generated } = await ensureSigningKey(prisma, null);
+    const { kid: imported } = await ensureSigningKey(prisma, parseSigningKey(pemOfNewKey()));
+    const { kid: rotated } = await rotateSigningKey(prisma, { kind: 'cli' }, { fromEnv: false });
+    expect(await unauthenticSigningKeys(prisma)).toEqual([]);
+    expect(new Set((await publicJwks()).keys.map((k) => k.kid))).toEqual(
+      new Set([generated, imported, rotated]),
+    );
+    // Retired keys keep their encrypted private key: that is what proves them.
+    const rows = await prisma.signingKey.findMany({ select: { privateKey: true } });
+    expect(rows.every((r) => r.privateKey.startsWith('enc1:'))).toBe(true);
   });
 });

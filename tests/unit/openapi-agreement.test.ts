@@ -9,6 +9,7 @@ import { ERROR_CODES } from '@/lib/server/http/error-codes';
 import { buildOpenApiDocument } from '@/lib/server/openapi/document';
 import { approvalRequestExample } from '@/lib/server/openapi/examples';
 import { SPEC_COMPONENTS } from '@/lib/server/openapi/spec-components';
+import { evidenceQuery } from '@/lib/server/audit/evidence';
 import { agentIdParam } from '@/lib/server/records/receive';
 import { consistencyQuery, inclusionQuery, treeHeadQuery } from '@/lib/server/transparency/api';
 import { deliveriesQuery, rotateBody, saveBody } from '@/lib/server/webhooks/http';
@@ -106,6 +107,13 @@ const VALIDATED = [
     name: 'treeHeadQuery',
     schema: treeHeadQuery,
     doc: () => queryObject(op('/api/v1/log/tree-head', 'get')),
+  },
+  {
+    file: 'app/api/v1/audit/sessions/[id]/evidence/route.ts',
+    option: 'query',
+    name: 'evidenceQuery',
+    schema: evidenceQuery,
+    doc: () => queryObject(op('/api/v1/audit/sessions/{id}/evidence', 'get')),
   },
   {
     file: 'app/api/v1/log/proof/inclusion/route.ts',

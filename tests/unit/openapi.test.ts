@@ -71,8 +71,12 @@ type Media = { schema?: object; examples?: Record<string, { value: unknown }> };
 function examples(): [string, object, unknown][] {
   const out: [string, object, unknown][] = [];
   const add = (where: string, content: Record<string, Media> | undefined) => {
-    // A receipt is a compact JWS (application/jose), a string its schema checks too.
-    const media = content?.['application/json'] ?? content?.['application/jose'];
+    // A receipt is a compact JWS (application/jose), an evidence bundle JSONL
+    // (application/x-ndjson): strings their schemas check too.
+    const media =
+      content?.['application/json'] ??
+      content?.['application/jose'] ??
+      content?.['application/x-ndjson'];
     for (const [name, ex] of Object.entries(media?.examples ?? {})) {
       out.push([`${where} ${name}`, media!.schema!, ex.value]);
     }

@@ -25,6 +25,8 @@ describe('job lanes', () => {
       'housekeeping.run': 'maintenance',
       'records.retention': 'maintenance',
       'audit.ping': 'maintenance',
+      'log.verify': 'maintenance',
+      'witness.notify': 'callbacks',
     };
     expect(Object.keys(jobDefinitions).sort()).toEqual(Object.keys(expected).sort());
     for (const [name, lane] of Object.entries(expected)) expect(laneOf(name)).toBe(lane);

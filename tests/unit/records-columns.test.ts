@@ -3,6 +3,19 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bulkRows, syntheticSession } from '@/lib/server/records/bulk-rows';
 import { multiRowInsert, RECORD_COLUMNS, unnestInsert } from '@/lib/server/records/columns';
+import { toHex } from '@/lib/proof';
+import {
+  isSealV2,
+  recordSeal,
+  recordSealV2,
+  sealKeyFrom,
+  sealV2Verifies,
+  sealVerifies,
+} from '@/lib/server/records/seal';
+import { recordLeafHash } from '@/lib/verify/leaf-data';
+
+const KEY = sealKeyFrom('unit-test-app-encryption-key-0123456789');
+const HOST = '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b';
 
 const SCALARS = new Set(['String', 'Int', 'BigInt', 'Boolean', 'DateTime', 'Json']);
 
@@ -68,18 +81,68 @@ describe('records INSERT columns', () => {
     expect(writers).toEqual(['lib/server/records/columns.ts']);
   });
 
-  it('synthetic rows fill exactly those columns', () => {
+  it('synthetic rows fill exactly those columns but the seal and leaf hash, which the statements compute', () => {
     const [row] = bulkRows(syntheticSession('t', 0, 2));
-    expect(Object.keys(row).sort()).toEqual(RECORD_COLUMNS.map(([name]) => name).sort());
+    expect(Object.keys(row).sort()).toEqual(
+      RECORD_COLUMNS.map(([name]) => name)
+        .filter((name) => name !== 'seal' && name !== 'leafHash')
+        .sort(),
+    );
     expect(typeof row.timestamp).toBe('string');
   });
 
   it('both statements bind one value per column', () => {
     const rows = bulkRows(syntheticSession('t', 1, 3));
-    const values = multiRowInsert('h', rows);
+    const values = multiRowInsert(HOST, rows, KEY);
     expect(values.params).toHaveLength(1 + rows.length * RECORD_COLUMNS.length);
-    const unnest = unnestInsert('h', rows, 'ON CONFLICT DO NOTHING');
+    const unnest = unnestInsert(HOST, rows, 'ON CONFLICT DO NOTHING', KEY);
     expect(unnest.params).toHaveLength(1 + RECORD_COLUMNS.length);
     expect(unnest.sql).toMatch(/ON CONFLICT DO NOTHING\s*$/);
+  });
+
+  it('both statements store every row leaf hash and a v2 seal over it, and bind the receivedAt hashed', () => {
+    const rows = bulkRows(syntheticSession('t', 2, 3));
+    const at = RECORD_COLUMNS.findIndex(([name]) => name === 'seal');
+    const leafAt = RECORD_COLUMNS.findIndex(([name]) => name === 'leafHash');
+    const received = RECORD_COLUMNS.findIndex(([name]) => name === 'receivedAt');
+    const unnest = unnestInsert(HOST, rows, '', KEY);
+    const seals = unnest.params[1 + at] as string[];
+    const leaves = unnest.params[1 + leafAt] as string[];
+    const values = multiRowInsert(HOST, rows, KEY);
+    rows.forEach((row, k) => {
+      // The leaf hash is recordLeafHash (lib/verify, the one definition) of
+      // the row as it reads back: the record parsed, not spliced.
+      const expected = toHex(
+        recordLeafHash({ hostId: HOST, ...row, record: JSON.parse(row.record) }),
+      );
+      expect(leaves[k]).toBe(expected);
+      expect(seals[k]).toBe(recordSealV2(expected, KEY));
+      expect(isSealV2(seals[k])).toBe(true);
+      expect(sealV2Verifies(expected, seals[k], KEY)).toBe(true);
+      expect(values.params[1 + k * RECORD_COLUMNS.length + at]).toBe(seals[k]);
+      expect(values.params[1 + k * RECORD_COLUMNS.length + leafAt]).toBe(leaves[k]);
+      expect((unnest.params[1 + received] as string[])[k]).toBe(row.receivedAt);
+    });
+    // The seal is bound to the leaf hash and the key, and is not a v1 seal.
+    expect(sealV2Verifies(leaves[1], seals[0], KEY)).toBe(false);
+    expect(
+      sealV2Verifies(leaves[0], seals[0], sealKeyFrom('another-app-encryption-key-0123456789')),
+    ).toBe(false);
+    expect(sealV2Verifies(leaves[0], `${seals[0]}zz`, KEY)).toBe(false);
+    expect(sealV2Verifies(leaves[0], seals[0].slice(3), KEY)).toBe(false);
+    expect(sealVerifies({ hostId: HOST, ...rows[0] }, seals[0], KEY)).toBe(false);
+  });
+
+  it('v1 seals (over the row identity) still verify as before', () => {
+    const [row] = bulkRows(syntheticSession('t', 3, 1));
+    const fields = { hostId: HOST, ...row };
+    const seal = recordSeal(fields, KEY);
+    expect(isSealV2(seal)).toBe(false);
+    expect(sealVerifies(fields, seal, KEY)).toBe(true);
+    expect(sealVerifies({ ...fields, hostId: HOST.replace('6f', '7f') }, seal, KEY)).toBe(false);
+    expect(sealVerifies({ ...fields, sequence: 9 }, seal, KEY)).toBe(false);
+    expect(sealVerifies(fields, seal, sealKeyFrom('another-app-encryption-key-0123456789'))).toBe(
+      false,
+    );
   });
 });

@@ -5,6 +5,7 @@ import { Time } from '@/app/components/time';
 import { requireUser } from '@/lib/server/auth/session';
 import { config } from '@/lib/server/config';
 import { db } from '@/lib/server/db';
+import { unauthenticSigningKeys } from '@/lib/server/signing/authentic';
 import { listSigningKeys } from '@/lib/server/signing/keys';
 import { RotateSigningKey } from './rotate-form';
 
@@ -20,7 +21,13 @@ function creator(createdBy: string): string {
 /** Admin-only: the keys that sign receipts and tree heads, and their rotation. */
 export default async function SigningKeysPage() {
   await requireUser('admin');
-  const keys = await listSigningKeys(await db());
+  const prisma = await db();
+  const [keys, unauthentic] = await Promise.all([
+    listSigningKeys(prisma),
+    unauthenticSigningKeys(prisma),
+  ]);
+  // A row planted with a database shell is listed (it is there) but says what it is.
+  const notAuthentic = new Map(unauthentic.map((k) => [k.kid, k.reason]));
   const now = new Date().toISOString();
   return (
     <>
@@ -48,9 +55,28 @@ export default async function SigningKeysPage() {
               </thead>
               <tbody>
                 {keys.map((k) => (
-                  <tr key={k.kid} data-kid={k.kid} data-state={k.retiredAt ? 'retired' : 'active'}>
+                  <tr
+                    key={k.kid}
+                    data-kid={k.kid}
+                    data-state={
+                      notAuthentic.has(k.kid) ? 'not-authentic' : k.retiredAt ? 'retired' : 'active'
+                    }
+                  >
                     <Td className="font-mono text-xs break-all">{k.kid}</Td>
-                    <Td>{k.retiredAt ? 'retired' : <strong>active</strong>}</Td>
+                    <Td>
+                      {notAuthentic.has(k.kid) ? (
+                        <span className="text-red-700">
+                          <strong>not authentic</strong>
+                          <span className="block text-xs">
+                            {notAuthentic.get(k.kid)}: neither published nor trusted
+                          </span>
+                        </span>
+                      ) : k.retiredAt ? (
+                        'retired'
+                      ) : (
+                        <strong>active</strong>
+                      )}
+                    </Td>
                     <Td>
                       <Time value={k.createdAt.toISOString()} now={now} />
                       <span className="block text-xs text-slate-500">{creator(k.createdBy)}</span>

@@ -1,12 +1,23 @@
 import 'server-only';
-import { Prisma } from '@/lib/generated/prisma/client';
+import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
+import { db } from '@/lib/server/db';
 import { auditDb } from '@/lib/server/db/audit-db';
+import { endLine } from '@/lib/verify/export-format';
 import { moduleLogger } from '@/lib/server/logger';
 import { type AuditActor, assertAuditor } from './access';
 import { csvLine } from './csv';
 import type { AuditFilters } from './filters';
 import { type AuditRow, ROW_COLUMNS } from './rows';
 import { type ResultCount, countRows } from './search';
+import {
+  exportHeaderLine,
+  recordLines,
+  rowBound,
+  SIGNED_ROW_COLUMNS,
+  type SignedExportStart,
+  type SignedRow,
+  startSignedExport,
+} from './signed-export';
 import { utcTimestamp, whereFor } from './where';
 
 export const EXPORT_FORMATS = ['jsonl', 'csv'] as const;
@@ -21,7 +32,7 @@ export type ExportScope =
   | { kind: 'query'; filters: AuditFilters }
   | { kind: 'session'; hostId: string; sessionId: string };
 
-type ExportRow = AuditRow & { record: unknown; prevHash: string | null };
+type ExportRow = SignedRow;
 
 /** CSV columns: the indexed fields and identities; the whole record is in JSONL. */
 export const CSV_COLUMNS = [
@@ -48,34 +59,28 @@ export const CSV_COLUMNS = [
   ['chain_hash', (r: AuditRow) => r.chainHash],
 ] as const;
 
-/**
- * A JSONL line: the stored §10.3 record with where and when it was
- * received and its chain hashes beside it (session ids are per host, so
- * the record alone does not say whose session it is).
- */
-function jsonlLine(r: ExportRow): string {
-  return `${JSON.stringify({
-    id: r.id,
-    host_id: r.hostId,
-    host: r.hostName,
-    received_at: r.receivedAt,
-    chain_hash: r.chainHash,
-    prev_hash: r.prevHash,
-    record: r.record,
-  })}\n`;
-}
-
 type Position = { receivedAt: string; id: string } | { sequence: number } | null;
 
-async function fetchChunk(scope: ExportScope, position: Position): Promise<ExportRow[]> {
-  const prisma = await auditDb();
+/**
+ * CSV reads the audit store (the replica when there is one); JSONL reads the
+ * primary, bounded by the export's signed tree head (signed-export.ts).
+ */
+async function fetchChunk(
+  scope: ExportScope,
+  position: Position,
+  signed: SignedExportStart | null,
+): Promise<ExportRow[]> {
+  const prisma: PrismaClient = signed ? await db() : await auditDb();
+  const bound = signed
+    ? rowBound(signed, scope.kind === 'session' ? scope : undefined)
+    : Prisma.empty;
   if (scope.kind === 'session') {
     const after = position && 'sequence' in position ? position.sequence : -1;
     return prisma.$queryRaw<ExportRow[]>`
-      SELECT ${ROW_COLUMNS}, r.record, r."prevHash"
+      SELECT ${ROW_COLUMNS}, ${SIGNED_ROW_COLUMNS}
       FROM "InterceptionRecord" r JOIN "Host" h ON h.id = r."hostId"
       WHERE r."hostId" = ${scope.hostId}::uuid AND r."sessionId" = ${scope.sessionId}
-        AND r."hostFailure" = false AND r.sequence > ${after}
+        AND r."hostFailure" = false AND r.sequence > ${after} ${bound}
       ORDER BY r.sequence ASC LIMIT ${EXPORT_CHUNK}`;
   }
   const after =
@@ -83,9 +88,9 @@ async function fetchChunk(scope: ExportScope, position: Position): Promise<Expor
       ? Prisma.sql`AND (r."receivedAt", r.id) > (${utcTimestamp(new Date(position.receivedAt))}, ${position.id}::bigint)`
       : Prisma.empty;
   return prisma.$queryRaw<ExportRow[]>`
-    SELECT ${ROW_COLUMNS}, r.record, r."prevHash"
+    SELECT ${ROW_COLUMNS}, ${SIGNED_ROW_COLUMNS}
     FROM "InterceptionRecord" r JOIN "Host" h ON h.id = r."hostId"
-    WHERE ${await whereFor(scope.filters)} ${after}
+    WHERE ${await whereFor(scope.filters)} ${after} ${bound}
     ORDER BY r."receivedAt" ASC, r.id ASC LIMIT ${EXPORT_CHUNK}`;
 }
 
@@ -113,45 +118,92 @@ const log = moduleLogger('audit-export');
 
 /**
  * Streams the scope's records oldest first (a session in sequence order),
- * one keyset chunk per pull: the next chunk is read only when the client
- * has taken the previous one, so a slow download holds one chunk at most.
+ * one keyset chunk per pull, so a slow download holds one chunk at most.
+ * JSONL is the signed format of lib/verify/export-format.ts (a header with
+ * a fresh signed tree head, each line with its inclusion proof, an end
+ * line); `consistencyFrom` adds the consistency proof from that size.
  */
 export async function exportRecords(
   actor: AuditActor,
   scope: ExportScope,
   format: ExportFormat,
+  opts: { consistencyFrom?: number } = {},
 ): Promise<ExportStream> {
   assertAuditor(actor);
   const filters = scopeFilters(scope);
   const count: ResultCount = await countRows(filters, EXPORT_COUNT_CAP);
+  const signed =
+    format === 'jsonl'
+      ? await startSignedExport(await db(), {
+          sessions: scope.kind === 'session' ? [scope] : [],
+          consistencyFrom: opts.consistencyFrom,
+        })
+      : null;
+  const header = signed
+    ? await exportHeaderLine(
+        signed,
+        'export',
+        scope.kind === 'session'
+          ? { kind: 'session', host_id: scope.hostId, session_id: scope.sessionId }
+          : { kind: 'query', filters: { ...scope.filters } },
+      )
+    : csvLine(CSV_COLUMNS.map(([name]) => name));
+  return {
+    body: rowStream(
+      header,
+      async (position) => {
+        const rows = await fetchChunk(scope, position, signed);
+        const text = signed
+          ? await recordLines(await db(), rows, signed.head.size)
+          : rows.map((r) => csvLine(CSV_COLUMNS.map(([, get]) => get(r)))).join('');
+        return { rows, text };
+      },
+      scope,
+      signed ? (records) => endLine({ kind: 'end', records, decisions: 0 }) : null,
+    ),
+    contentType:
+      format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8',
+    filename: exportFilename(scope, format),
+    total: count.capped ? null : count.value,
+  };
+}
+
+/**
+ * The header, then one keyset chunk per pull (the next chunk is read only
+ * when the client has taken the previous one), then the trailer if any.
+ */
+function rowStream(
+  header: string,
+  chunk: (position: Position) => Promise<{ rows: ExportRow[]; text: string }>,
+  scope: ExportScope,
+  trailer: ((rows: number) => string) | null,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let position: Position = null;
-  let headerSent = format !== 'csv';
+  let headerSent = false;
   let done = false;
-  const body = new ReadableStream<Uint8Array>({
+  let exported = 0;
+  return new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (!headerSent) {
         headerSent = true;
-        controller.enqueue(encoder.encode(csvLine(CSV_COLUMNS.map(([name]) => name))));
+        controller.enqueue(encoder.encode(header));
         return;
       }
       if (done) return;
       try {
-        const rows = await fetchChunk(scope, position);
+        const { rows, text } = await chunk(position);
         // The client went away while the chunk was read: stop here.
         if (done) return;
         const last = rows.at(-1);
+        exported += rows.length;
         if (last) {
           position = nextPosition(scope, last);
-          const text = rows
-            .map((r) =>
-              format === 'csv' ? csvLine(CSV_COLUMNS.map(([, get]) => get(r))) : jsonlLine(r),
-            )
-            .join('');
           controller.enqueue(encoder.encode(text));
         }
         if (rows.length < EXPORT_CHUNK) {
           done = true;
+          if (trailer) controller.enqueue(encoder.encode(trailer(exported)));
           controller.close();
         }
       } catch (err) {
@@ -165,13 +217,6 @@ export async function exportRecords(
       done = true;
     },
   });
-  return {
-    body,
-    contentType:
-      format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8',
-    filename: exportFilename(scope, format),
-    total: count.capped ? null : count.value,
-  };
 }
 
 function exportFilename(scope: ExportScope, format: ExportFormat): string {

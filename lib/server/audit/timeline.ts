@@ -1,12 +1,13 @@
 import 'server-only';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { auditDb } from '@/lib/server/db/audit-db';
-import { type ChainVerification, verifySessionChain } from '@/lib/server/records/verify';
+import type { ChainVerification } from '@/lib/server/records/verify';
 import { type AuditActor, assertAuditor } from './access';
+import { checkSessionIntegrity, SESSION_PAGE_SIZE, type SessionIntegrity } from './integrity';
 import { type AuditRow, ROW_COLUMNS } from './rows';
 import { type RecordView, readRecordView } from './record-view';
 
-export const TIMELINE_PAGE_SIZE = 500;
+export const TIMELINE_PAGE_SIZE = SESSION_PAGE_SIZE;
 
 export type TicketLink = {
   id: string;
@@ -27,6 +28,9 @@ export type TimelineEntry = TimelineRow &
   };
 
 export type ChainCheck = ChainVerification | { error: string };
+
+/** The session verified against the log, or why it could not be. */
+export type IntegrityCheck = SessionIntegrity | { error: string };
 
 export type SessionHost = { id: string; name: string; records: number };
 
@@ -51,7 +55,9 @@ export type SessionTimeline =
       entries: TimelineEntry[];
       /** Pass as `after` for the next page; null on the last page. */
       nextAfter: number | null;
+      /** The session's chain result (part of `integrity`). */
       chain: ChainCheck;
+      integrity: IntegrityCheck;
       hostFailures: NearbyHostFailure[];
     };
 
@@ -110,19 +116,25 @@ async function hostFailuresDuring(hostId: string, sessionId: string): Promise<Ne
     ORDER BY r."receivedAt", r.id LIMIT ${MAX_FAILURES}`;
 }
 
-async function checkChain(hostId: string, sessionId: string): Promise<ChainCheck> {
+async function checkIntegrity(
+  hostId: string,
+  sessionId: string,
+  page: { after: number; limit: number },
+): Promise<IntegrityCheck> {
   try {
-    return await verifySessionChain(hostId, sessionId);
+    return await checkSessionIntegrity(hostId, sessionId, page);
   } catch {
     // The timeline still shows; the integrity result says it could not be checked.
-    return { error: 'The chain could not be verified right now.' };
+    return { error: 'The session could not be verified against the log right now.' };
   }
 }
 
 /**
  * A session as a timeline ordered by sequence (§10.3: records are totally
  * ordered within a session), one page after `after`, with gaps flagged
- * inline, approval tickets linked, and the chain verified.
+ * inline, approval tickets linked, and the page's records verified against
+ * the transparency log in full with the session's chain structure checked
+ * whole (integrity.ts: the cost follows the page, not the session).
  */
 export async function getSessionTimeline(
   actor: AuditActor,
@@ -143,9 +155,9 @@ export async function getSessionTimeline(
       AND r."hostFailure" = false AND r.sequence > ${after}
     ORDER BY r.sequence ASC LIMIT ${limit + 1}`;
   const page = rows.slice(0, limit);
-  const [tickets, chain, hostFailures] = await Promise.all([
+  const [tickets, integrity, hostFailures] = await Promise.all([
     ticketsFor(host.id, input.sessionId, page),
-    checkChain(host.id, input.sessionId),
+    checkIntegrity(host.id, input.sessionId, { after, limit }),
     input.after === undefined ? hostFailuresDuring(host.id, input.sessionId) : [],
   ]);
   const ticketById = new Map(tickets.map((t) => [t.id, t]));
@@ -183,7 +195,8 @@ export async function getSessionTimeline(
     host,
     entries,
     nextAfter: rows.length > limit && last ? last.sequence : null,
-    chain,
+    chain: 'error' in integrity ? integrity : integrity.chain,
+    integrity,
     hostFailures,
   };
 }

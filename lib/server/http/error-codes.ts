@@ -189,6 +189,16 @@ export const ERROR_CODES = {
     'signing',
     'Rotating the signing key while SIGNING_KEY is set: the environment decides which key signs; change SIGNING_KEY instead.',
   ),
+  signing_key_conflict: code(
+    503,
+    'signing',
+    "This process's SIGNING_KEY is not the active key, which another process's SIGNING_KEY set: one key signs for the deployment; give every process the same SIGNING_KEY (to change it, set SIGNING_KEY_REPLACES to the active kid).",
+  ),
+  signing_key_retired: code(
+    503,
+    'signing',
+    'SIGNING_KEY names a key that was retired: a retired key never signs again; put a new key in SIGNING_KEY.',
+  ),
   signing_key_unreadable: code(
     503,
     'signing',

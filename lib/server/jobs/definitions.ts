@@ -167,6 +167,30 @@ export const jobDefinitions = {
     dedupeKey: (deliveryId: string, attempt: number, manual = false) =>
       `webhooks.deliver.${deliveryId}.${attempt}${manual ? '.m' : ''}`,
   }),
+  /**
+   * Verifies the whole transparency log (transparency/verifier.ts) and
+   * proposes the next run; one run per LOG_VERIFY_INTERVAL_MS slot (the key
+   * carries the slot), `manual` ones keyed by their request.
+   */
+  'log.verify': defineJob({
+    name: 'log.verify',
+    lane: 'maintenance',
+    schema: z
+      .object({ trigger: z.enum(['schedule', 'manual']), requestId: z.string().max(64).optional() })
+      .strict(),
+    attempts: 2,
+    backoffMs: 60_000,
+    dedupeKey: (slot: string) => `log.verify.${slot}`,
+  }),
+  /** POSTs one signed tree head to one witness; retried with back-off, failures shown on its page. */
+  'witness.notify': defineJob({
+    name: 'witness.notify',
+    lane: 'callbacks',
+    schema: z.object({ witnessId: z.uuid(), size: z.number().int().min(0) }).strict(),
+    attempts: 8,
+    backoffMs: 5_000,
+    dedupeKey: (witnessId: string, size: number) => `witness.notify.${witnessId}.${size}`,
+  }),
   /** Consults the host's resolver webhook for a new ticket, once. */
   'webhooks.resolve': defineJob({
     name: 'webhooks.resolve',

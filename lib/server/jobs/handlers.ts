@@ -5,11 +5,13 @@ import { auditPingJob } from './audit-ping';
 import type { JobName } from './definitions';
 import type { RunnableJob } from './runnable';
 import { housekeepingJob } from './housekeeping';
+import { logVerifyJob } from './log-verify';
 import { recordsRetentionJob } from './records-retention';
 import { slackPostJob } from './slack-post';
 import { slackUpdateJob } from './slack-update';
 import { webhooksDeliverJob } from './webhooks-deliver';
 import { webhooksResolveJob } from './webhooks-resolve';
+import { witnessNotifyJob } from './witness-notify';
 
 /**
  * The worker's registry: job name → definition with its handler. Only the
@@ -29,6 +31,8 @@ export const jobRegistry = {
   'approvals.resolved': approvalsResolvedJob,
   'webhooks.deliver': webhooksDeliverJob,
   'webhooks.resolve': webhooksResolveJob,
+  'log.verify': logVerifyJob,
+  'witness.notify': witnessNotifyJob,
 } satisfies Record<JobName, RunnableJob>;
 
 export type JobRegistry = Record<string, RunnableJob>;

@@ -1,6 +1,7 @@
 import 'server-only';
 import { HOUSEKEEPING_ACTION, jobDefinitions } from './definitions';
 import { withHandler } from './runnable';
+import { scheduleLogVerify } from '../transparency/verify-schedule';
 import { scheduleRecordsRetention } from './records-retention';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -26,11 +27,14 @@ export const housekeepingJob = withHandler(
     // Records retention runs once a UTC day; proposing it here (deduplicated
     // per day) keeps a long-running app retaining without a separate timer.
     const retentionProposed = await scheduleRecordsRetention(db);
+    // Issue 13: the log verifier's run of this LOG_VERIFY_INTERVAL_MS slot (once per slot).
+    const logVerifyProposed = await scheduleLogVerify(db);
     const details = {
       trigger: payload.trigger,
       signInAttemptsDeleted: signIns.count,
       outboxEventsDeleted: outbox.count,
       retentionProposed,
+      logVerifyProposed,
     };
     await db.auditEvent.create({
       data: {

@@ -125,6 +125,18 @@ function create() {
       'queue',
     ]),
     redisUp: gauge('checkpoint_redis_up', '1 when Redis answered the last probe.'),
+    logVerifyOk: gauge(
+      'checkpoint_log_verify_ok',
+      '1 when the latest run of the transparency log verifier found no failure, 0 when it found one; absent before the first run.',
+    ),
+    logVerifyLastRun: gauge(
+      'checkpoint_log_verify_last_run_timestamp_seconds',
+      'When the latest run of the transparency log verifier finished (Unix seconds).',
+    ),
+    logVerifyFailures: gauge(
+      'checkpoint_log_verify_failures',
+      'Failing findings (altered, missing, truncated, forged, …) of the latest transparency log verification.',
+    ),
   };
   // process_* and nodejs_* (CPU, memory, event-loop lag, GC, handles), after ours.
   collectDefaultMetrics({ register: registry });

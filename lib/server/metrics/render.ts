@@ -2,6 +2,7 @@ import 'server-only';
 import { db } from '@/lib/server/db';
 import { getQueueStatus } from '@/lib/server/queue/status';
 import { checkpointMetrics } from './registry';
+import { setLogVerifyGauges } from './log-verify';
 import { setWebhookGauges } from './webhooks';
 
 /** The Prometheus text exposition format (0.0.4) that `renderMetrics` writes. */
@@ -19,6 +20,7 @@ export async function renderMetrics(): Promise<string> {
     prisma.approvalTicket.groupBy({ by: ['status'], _count: { _all: true } }),
     getQueueStatus(),
     setWebhookGauges(prisma),
+    setLogVerifyGauges(prisma),
   ]);
   const byStatus = new Map(tickets.map((t) => [String(t.status), t._count._all]));
   const n = (s: string) => byStatus.get(s) ?? 0;

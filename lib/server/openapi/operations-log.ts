@@ -1,6 +1,14 @@
 import 'server-only';
+import { evidenceQuery } from '@/lib/server/audit/evidence';
 import { consistencyQuery, inclusionQuery, treeHeadQuery } from '@/lib/server/transparency/api';
-import { HOST_AUTH, jsonResponse, NO_STORE, type OperationSpec, queryParams } from './operation';
+import {
+  HOST_AUTH,
+  jsonResponse,
+  NO_STORE,
+  type OperationSpec,
+  pathParam,
+  queryParams,
+} from './operation';
 import { zodJsonSchema } from './zod-schema';
 
 /**
@@ -80,6 +88,31 @@ const consistencyExample = {
     'd9579873166aa59bc8d37da864923bf63dacf0fff19ea2caba63b20cab82cd30',
   ],
 };
+
+/** An evidence bundle's shape, values shortened (docs/verifying.md has every field). */
+const EVIDENCE_EXAMPLE = [
+  JSON.stringify({
+    format: 'checkpoint-audit-export',
+    version: 1,
+    kind: 'evidence',
+    generated_at: '2026-12-03T12:00:00.000Z',
+    scope: { kind: 'session', host_id: '6f1c2a3e-…', session_id: 'sess-1' },
+    tree_head: headExample,
+    consistency: [],
+    jwks_url: 'https://checkpoint.example.com/.well-known/jwks.json',
+    jwks: { keys: ['…'] },
+    sessions: [
+      {
+        host_id: '6f1c2a3e-…',
+        session_id: 'sess-1',
+        head: { head_hash: '…', last_sequence: 0, record_count: 1 },
+      },
+    ],
+  }),
+  '{"kind":"record","id":"48213","host":"billing","leaf_index":1000,"proof":["…"],"columns":{"…":"…"},"leaf":{"…":"…"}}',
+  '{"kind":"end","records":1,"decisions":0}',
+  '',
+].join('\n');
 
 export function logOperations(): Record<string, Record<string, OperationSpec>> {
   return {
@@ -164,6 +197,41 @@ export function logOperations(): Record<string, Record<string, OperationSpec>> {
           ),
         },
         errors: [...HOST_AUTH, 'request_invalid', 'forbidden'],
+      },
+    },
+    '/api/v1/audit/sessions/{id}/evidence': {
+      get: {
+        operationId: 'getSessionEvidence',
+        tags: TAGS,
+        summary: "A session's evidence bundle",
+        description:
+          "Everything an outside auditor needs to check one session with nothing but the file (issue 13 item 5): JSONL (docs/verifying.md), a header line with the signed tree head, the session's chain head and the JWKS itself, then one line per record and per decision of the tickets its records link to, each with its leaf data, leaf index and RFC 9162 inclusion proof, then an end line with the counts. Verify it offline with `agent-hooks audit verify FILE --jwks JWKS.json`. The host's own API key (another host's session is 404) or a signed-in auditor or admin. `consistency_from` adds the consistency proof from an older signed tree head of that size, for `audit verify --tree-head`.",
+        parameters: [
+          pathParam('id', { type: 'string' }, 'The session id (as the host sent it).'),
+          ...queryParams(zodJsonSchema(evidenceQuery), {
+            host_id: 'The host the session belongs to (session ids are per host).',
+            consistency_from: 'Size of an older signed tree head to prove consistency from.',
+          }),
+        ],
+        responses: {
+          '200': {
+            description:
+              'The bundle as a download (`Content-Disposition: attachment`), one JSON object per line.',
+            headers: NO_STORE,
+            content: {
+              'application/x-ndjson': {
+                schema: { type: 'string' },
+                examples: {
+                  bundle: {
+                    summary: 'A session of one record (lines shortened)',
+                    value: EVIDENCE_EXAMPLE,
+                  },
+                },
+              },
+            },
+          },
+        },
+        errors: [...HOST_AUTH, 'request_invalid', 'forbidden', 'not_found'],
       },
     },
   };

@@ -1,5 +1,7 @@
 import 'server-only';
 import type { InterceptionRecord } from '@checkpoint/agent-hooks';
+import { recordLeafHashHex } from './leaf-hash';
+import { recordSealV2, type SealKey, sealKey } from './seal';
 import { recordColumns } from './validate-record';
 
 /**
@@ -11,6 +13,11 @@ import { recordColumns } from './validate-record';
  * sets it; binding it here would only add an always-NULL parameter per
  * row), in schema order, with the cast its parameter needs;
  * `tests/unit/records-columns.test.ts` compares it with prisma/schema.prisma.
+ * `leafHash` and `seal` are not fields of a RecordRow: the statement
+ * builders compute them from the host and the row (the row's
+ * transparency-log leaf hash, leaf-hash.ts, and the v2 seal over it,
+ * seal.ts), so no writer can store a row unsealed or with a leaf hash that
+ * is not its own.
  */
 export const RECORD_COLUMNS = [
   ['sessionId', 'text'],
@@ -36,22 +43,25 @@ export const RECORD_COLUMNS = [
   ['contentHash', 'text'],
   ['hostFailure', 'boolean'],
   ['dedupeKey', 'text'],
+  ['seal', 'text'],
+  ['leafHash', 'text'],
 ] as const;
 
 export type RecordColumn = (typeof RECORD_COLUMNS)[number][0];
 
-/** The stored values of one record, one per column of RECORD_COLUMNS. */
+/** The stored values of one record, one per column of RECORD_COLUMNS but the seal and the leaf hash. */
 export type RecordRow = Omit<ReturnType<typeof recordColumns>, 'timestamp'> & {
   timestamp: string | null;
   sessionId: string;
   sequence: number;
   agentId: string | null;
+  /** The record's RFC 8785 canonical JSON (its leaf hash is computed over this text). */
   record: string;
   chainHash: string;
   prevHash: string | null;
   ticketId: string | null;
-  /** null: the time of the storing transaction, as the column default would set it. */
-  receivedAt: string | null;
+  /** ISO 8601 with milliseconds (sealed as written: ingest reads the transaction's now() first). */
+  receivedAt: string;
   contentHash: string;
   hostFailure: boolean;
   dedupeKey: string;
@@ -70,9 +80,42 @@ export function recordRow(record: InterceptionRecord, fields: RowFields): Record
 
 const NAMES = RECORD_COLUMNS.map(([n]) => `"${n}"`).join(', ');
 
-/** The row value of a column in a SELECT over `u`; an absent receivedAt is now(). */
-function selected(name: RecordColumn): string {
-  return name === 'receivedAt' ? `COALESCE(u."receivedAt", now())` : `u."${name}"`;
+/** The columns computed from the whole row: its leaf hash and the seal over it. */
+type Sealed = { leafHash: string; seal: string };
+
+function sealed(hostId: string, row: RecordRow, key: SealKey): Sealed {
+  const leafHash = recordLeafHashHex(
+    {
+      // As the row reads back as text (uuid columns render lowercase).
+      hostId: hostId.toLowerCase(),
+      sessionId: row.sessionId,
+      sequence: row.sequence,
+      record: null,
+      chainHash: row.chainHash,
+      prevHash: row.prevHash,
+      receivedAt: receivedIso(row),
+      agentId: row.agentId,
+      ticketId: row.ticketId?.toLowerCase() ?? null,
+    },
+    row.record,
+  );
+  return { leafHash, seal: recordSealV2(leafHash, key) };
+}
+
+/**
+ * The value bound for `name`: the row's, with receivedAt in the exact form
+ * hashed (whole milliseconds, so the timestamp(3) column stores what the
+ * leaf hash covers), and the leaf hash and seal computed once per row.
+ */
+function cell(row: RecordRow, name: RecordColumn, s: Sealed): unknown {
+  if (name === 'seal') return s.seal;
+  if (name === 'leafHash') return s.leafHash;
+  if (name === 'receivedAt') return receivedIso(row);
+  return row[name];
+}
+
+function receivedIso(row: RecordRow): string {
+  return new Date(row.receivedAt).toISOString();
 }
 
 /**
@@ -85,33 +128,39 @@ export function unnestInsert(
   hostId: string,
   rows: RecordRow[],
   tail = '',
+  key: SealKey = sealKey(),
 ): { sql: string; params: unknown[] } {
+  const seals = rows.map((r) => sealed(hostId, r, key));
   const arrays = RECORD_COLUMNS.map(([, type], i) => `$${i + 2}::${type}[]`).join(', ');
-  const values = RECORD_COLUMNS.map(([name]) => selected(name)).join(', ');
+  const values = RECORD_COLUMNS.map(([name]) => `u."${name}"`).join(', ');
   return {
     sql: `INSERT INTO "InterceptionRecord" ("hostId", ${NAMES})
        SELECT $1::uuid, ${values}
        FROM unnest(${arrays}) WITH ORDINALITY AS u(${NAMES}, ord)
        ORDER BY u.ord
        ${tail}`,
-    params: [hostId, ...RECORD_COLUMNS.map(([name]) => rows.map((r) => r[name]))],
+    params: [
+      hostId,
+      ...RECORD_COLUMNS.map(([name]) => rows.map((r, k) => cell(r, name, seals[k]))),
+    ],
   };
 }
 
 /**
  * One multi-row `INSERT … VALUES` of `rows` for host `$1`, parameters bound.
- * A statement holds at most 65,535 parameters, i.e. 2,800 rows.
+ * A statement holds at most 65,535 parameters, i.e. 2,600 rows.
  */
 export function multiRowInsert(
   hostId: string,
   rows: RecordRow[],
+  key: SealKey = sealKey(),
 ): { sql: string; params: unknown[] } {
   const params: unknown[] = [hostId];
   const tuples = rows.map((row) => {
+    const s = sealed(hostId, row, key);
     const cells = RECORD_COLUMNS.map(([name, type]) => {
-      params.push(row[name]);
-      const cell = `$${params.length}::${type}`;
-      return name === 'receivedAt' ? `COALESCE(${cell}, now())` : cell;
+      params.push(cell(row, name, s));
+      return `$${params.length}::${type}`;
     });
     return `($1::uuid, ${cells.join(', ')})`;
   });

@@ -39,7 +39,8 @@ export type IngestOptions = {
   parseErrors?: RecordError[];
 };
 
-const TX_TIMEOUT_MS = 60_000;
+/** The longest an ingest transaction lives (the log appender's time check relies on it). */
+export const INGEST_TX_TIMEOUT_MS = 60_000;
 
 export async function ingestRecords(
   hostId: string,
@@ -53,7 +54,7 @@ export async function ingestRecords(
   const prisma = await db();
   const result = await prisma.$transaction(
     (tx) => appendInTx(tx as unknown as PrismaClient, hostId, unique, opts.agentId ?? null),
-    { timeout: TX_TIMEOUT_MS, maxWait: TX_TIMEOUT_MS },
+    { timeout: INGEST_TX_TIMEOUT_MS, maxWait: INGEST_TX_TIMEOUT_MS },
   );
   countIngested(result.inserted);
   return {
@@ -73,14 +74,15 @@ async function appendInTx(
   const chained = records.filter((r) => !r.hostFailure);
   const failures = records.filter((r) => r.hostFailure);
   const sessions = [...new Set(chained.map((r) => r.sessionId))].sort();
-  const heads = await lockChains(tx, hostId, sessions);
+  const { heads, now } = await lockChains(tx, hostId, sessions);
 
   const fresh = await dropStored(tx, hostId, chained, failures, heads);
   if (fresh.length === 0) return { inserted: [] };
   const tickets = await ticketsFor(tx, hostId, fresh);
   const rows = linkChains(fresh, heads);
 
-  const inserted = await insertRows(tx, hostId, rows, tickets, agentId);
+  const receivedAt = now ?? (await transactionTime(tx));
+  const inserted = await insertRows(tx, hostId, rows, tickets, agentId, receivedAt);
   const chainedRows = rows.filter((r) => !r.rec.hostFailure).length;
   if (inserted.chained !== chainedRows) {
     // Cannot happen under the chain lock; if it does, the heads would point at
@@ -97,13 +99,29 @@ async function appendInTx(
   };
 }
 
+const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+
+/**
+ * The rows' receivedAt: the transaction's start (now()), at the column's
+ * precision, as the column default would store it. Read before the insert
+ * because the row's seal covers it (seal.ts).
+ */
+async function transactionTime(tx: PrismaClient): Promise<string> {
+  const rows = await tx.$queryRawUnsafe<{ now: string }[]>(
+    `SELECT to_char(now()::timestamp(3), ${ISO}) AS now`,
+  );
+  return rows[0].now;
+}
+
 /**
  * Creates missing SessionChain rows and locks them all, in session order, so
  * that concurrent batches touching one session serialize and never deadlock.
+ * Also returns the transaction's time (transactionTime), read by the same
+ * statement to spare a round trip; null when there is no session to lock.
  */
 async function lockChains(tx: PrismaClient, hostId: string, sessions: string[]) {
   const heads = new Map<string, Chain>();
-  if (sessions.length === 0) return heads;
+  if (sessions.length === 0) return { heads, now: null };
   await tx.$executeRawUnsafe(
     `INSERT INTO "SessionChain" ("hostId", "sessionId", "lastSequence", "headHash", "recordCount", "updatedAt")
      SELECT $1::uuid, s, -1, '', 0, now() FROM unnest($2::text[]) AS s
@@ -111,15 +129,17 @@ async function lockChains(tx: PrismaClient, hostId: string, sessions: string[]) 
     hostId,
     sessions,
   );
-  const rows = await tx.$queryRawUnsafe<Chain[]>(
-    `SELECT "sessionId", "headHash", "lastSequence", "recordCount" FROM "SessionChain"
+  const rows = await tx.$queryRawUnsafe<(Chain & { now: string })[]>(
+    `SELECT "sessionId", "headHash", "lastSequence", "recordCount",
+       to_char(now()::timestamp(3), ${ISO}) AS now
+     FROM "SessionChain"
      WHERE "hostId" = $1::uuid AND "sessionId" = ANY($2::text[])
      ORDER BY "sessionId" FOR UPDATE`,
     hostId,
     sessions,
   );
-  for (const row of rows) heads.set(row.sessionId, row);
-  return heads;
+  for (const { now: _, ...row } of rows) heads.set(row.sessionId, row);
+  return { heads, now: rows[0]?.now ?? null };
 }
 
 /** Removes records already stored (identical → duplicate) and refuses different ones (409). */
@@ -228,6 +248,7 @@ async function insertRows(
   rows: Row[],
   tickets: Map<string, string>,
   agentId: string | null,
+  receivedAt: string,
 ): Promise<{ total: number; chained: number }> {
   const values = rows.map(({ rec, chainHash, prevHash }) =>
     recordRow(rec.record, {
@@ -238,7 +259,7 @@ async function insertRows(
       chainHash,
       prevHash,
       ticketId: tickets.get(`${rec.sessionId}\u0000${rec.sequence}`) ?? null,
-      receivedAt: null,
+      receivedAt,
       contentHash: rec.contentHash,
       hostFailure: rec.hostFailure,
       dedupeKey: rec.hostFailure ? rec.contentHash : '',

@@ -59,10 +59,12 @@ export async function runRecordsRetention(
   }
   let hostFailuresDeleted = 0;
   for (;;) {
-    const n = await prisma.$executeRawUnsafe(
+    const n = await deleteMarkingLeaves(
+      prisma,
       `DELETE FROM "InterceptionRecord" WHERE id IN (
          SELECT id FROM "InterceptionRecord"
-         WHERE "hostFailure" AND "receivedAt" < $1::timestamp(3) LIMIT ${ROWS_PER_CHUNK})`,
+         WHERE "hostFailure" AND "receivedAt" < $1::timestamp(3) LIMIT ${ROWS_PER_CHUNK})
+       RETURNING "logIndex"`,
       cutoff.toISOString(),
     );
     hostFailuresDeleted += n;
@@ -96,9 +98,11 @@ async function deleteSessionChunk(prisma: PrismaClient, cutoff: Date) {
     if (sessions.length === 0) return { sessions: 0, records: 0 };
     const hosts = sessions.map((s) => s.hostId);
     const ids = sessions.map((s) => s.sessionId);
-    const records = await tx.$executeRawUnsafe(
+    const records = await deleteMarkingLeaves(
+      tx,
       `DELETE FROM "InterceptionRecord" r USING unnest($1::uuid[], $2::text[]) AS s(h, id)
-       WHERE r."hostId" = s.h AND r."sessionId" = s.id AND NOT r."hostFailure"`,
+       WHERE r."hostId" = s.h AND r."sessionId" = s.id AND NOT r."hostFailure"
+       RETURNING r."logIndex"`,
       hosts,
       ids,
     );
@@ -110,6 +114,27 @@ async function deleteSessionChunk(prisma: PrismaClient, cutoff: Date) {
     );
     return { sessions: sessions.length, records };
   });
+}
+
+/**
+ * Runs `deleteSql` (a DELETE … RETURNING "logIndex") and, in the same
+ * statement, marks the deleted rows' leaves LogLeaf."prunedAt", so the log
+ * verifier reports them as deleted by retention rather than missing (issue
+ * 13). Returns the rows deleted.
+ */
+async function deleteMarkingLeaves(
+  db: Pick<PrismaClient, '$queryRawUnsafe'>,
+  deleteSql: string,
+  ...params: unknown[]
+): Promise<number> {
+  const rows = await db.$queryRawUnsafe<{ deleted: string }[]>(
+    `WITH gone AS (${deleteSql}),
+       marked AS (UPDATE "LogLeaf" SET "prunedAt" = now()
+         WHERE "index" IN (SELECT "logIndex" FROM gone WHERE "logIndex" IS NOT NULL) RETURNING 1)
+     SELECT (SELECT count(*) FROM gone)::text AS deleted, (SELECT count(*) FROM marked) AS marked`,
+    ...params,
+  );
+  return Number(rows[0]?.deleted ?? 0);
 }
 
 async function audit(

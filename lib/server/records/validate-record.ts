@@ -1,11 +1,6 @@
 import 'server-only';
 import { createHash } from 'node:crypto';
-import {
-  canonicalJson,
-  DECISIONS,
-  HOST_ERROR_PREFIX,
-  type InterceptionRecord,
-} from '@checkpoint/agent-hooks';
+import { canonicalJson, DECISIONS, type InterceptionRecord } from '@checkpoint/agent-hooks';
 import { validateAgainst } from '@/spec';
 import { MAX_COLUMN_INT, MAX_MESSAGE_BYTES } from './limits';
 
@@ -239,24 +234,5 @@ function isEmptyObject(value: unknown): boolean {
   );
 }
 
-/** Columns the audit browser filters on, taken from a checked record. */
-export function recordColumns(r: InterceptionRecord) {
-  const reason = r.verdict.reason ?? null;
-  const ts = r.timestamp === undefined ? null : new Date(r.timestamp);
-  return {
-    interceptionPoint: r.interception_point,
-    mode: r.mode,
-    decision: r.verdict.decision,
-    reason,
-    resolvedBy: r.resolved_by ?? null,
-    foldTruncated: r.fold_truncated ?? null,
-    // decided_by is optional in the spec's record schema; absent reads as null.
-    decidedBy: r.decided_by ?? null,
-    hostError: reason?.startsWith(HOST_ERROR_PREFIX) ?? false,
-    identityProvider: r.identity_provider,
-    inputIdentity: r.input_identity,
-    enforcedIdentity: r.enforced_identity,
-    // An unparseable timestamp stays in the record verbatim; the column stays empty.
-    timestamp: ts && !Number.isNaN(ts.getTime()) ? ts : null,
-  };
-}
+/** Columns the audit browser filters on (pure: lib/verify derives them the same way offline). */
+export { recordColumns } from '@/lib/verify/record-columns';

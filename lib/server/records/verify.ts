@@ -33,7 +33,12 @@ export type HeadMismatch = {
   found: ChainHead;
 };
 
-type Link = { sequence: number; record: unknown; chainHash: string; prevHash: string | null };
+export type Link = {
+  sequence: number;
+  record: unknown;
+  chainHash: string;
+  prevHash: string | null;
+};
 
 const PAGE = 5_000;
 
@@ -75,12 +80,8 @@ async function verifyInSnapshot(
     hostId,
     sessionId,
   );
-  let prev: string | null = null;
+  const walk = new ChainWalk();
   let lastId = 0n;
-  let checked = 0;
-  let highest = -1;
-  let firstBrokenSequence: number | null = null;
-  const sequences: number[] = [];
   for (;;) {
     const rows = await tx.$queryRawUnsafe<(Link & { id: bigint })[]>(
       `SELECT id, "sequence", "record", "chainHash", "prevHash" FROM "InterceptionRecord"
@@ -91,31 +92,52 @@ async function verifyInSnapshot(
       lastId,
     );
     for (const row of rows) {
-      checked++;
-      sequences.push(row.sequence);
-      highest = Math.max(highest, row.sequence);
-      if (firstBrokenSequence === null && !linkHolds(row, prev)) {
-        firstBrokenSequence = row.sequence;
-      }
-      prev = row.chainHash;
+      walk.add(row);
       lastId = row.id;
     }
     if (rows.length < PAGE) break;
   }
-  const gaps = findGaps(sequences);
-  const found: ChainHead = {
-    headHash: prev ?? '',
-    lastSequence: highest,
-    recordCount: checked,
-  };
-  const head = compareHead(heads[0] ?? null, found);
-  return {
-    ok: firstBrokenSequence === null && gaps.length === 0 && head === undefined,
-    checked,
-    firstBrokenSequence,
-    gaps,
-    ...(head ? { head } : {}),
-  };
+  return walk.finish(heads[0] ?? null);
+}
+
+/**
+ * The chain walk over a session's records fed in stored (id) order, so that
+ * a caller reading the rows for more than the chain (audit/integrity.ts)
+ * walks them in the same pass. `add` answers whether the row's link holds.
+ */
+export class ChainWalk {
+  private prev: string | null = null;
+  private checked = 0;
+  private highest = -1;
+  private firstBrokenSequence: number | null = null;
+  private readonly sequences: number[] = [];
+
+  add(row: Link): boolean {
+    this.checked++;
+    this.sequences.push(row.sequence);
+    this.highest = Math.max(this.highest, row.sequence);
+    const holds = linkHolds(row, this.prev);
+    if (this.firstBrokenSequence === null && !holds) this.firstBrokenSequence = row.sequence;
+    this.prev = row.chainHash;
+    return holds;
+  }
+
+  finish(expected: ChainHead | null): ChainVerification {
+    const gaps = findGaps(this.sequences);
+    const found: ChainHead = {
+      headHash: this.prev ?? '',
+      lastSequence: this.highest,
+      recordCount: this.checked,
+    };
+    const head = compareHead(expected, found);
+    return {
+      ok: this.firstBrokenSequence === null && gaps.length === 0 && head === undefined,
+      checked: this.checked,
+      firstBrokenSequence: this.firstBrokenSequence,
+      gaps,
+      ...(head ? { head } : {}),
+    };
+  }
 }
 
 /** Undefined when the stored head is what the walk ended at (or neither exists). */
@@ -134,7 +156,7 @@ export function compareHead(
   return undefined;
 }
 
-function linkHolds(row: Link, prev: string | null): boolean {
+export function linkHolds(row: Link, prev: string | null): boolean {
   if ((row.prevHash ?? null) !== prev) return false;
   let canonical: string;
   try {

@@ -9,8 +9,9 @@ import {
   type CompactJWSHeaderParameters,
 } from 'jose';
 import { db } from '../db';
-import { SIGNING_ALG } from './key-material';
-import { ensureSigningKey, readActiveSigningKey } from './keys';
+import { SigningKeyError } from './errors';
+import { keyIdOf, SIGNING_ALG } from './key-material';
+import { configuredSigningKey, ensureSigningKey, readActiveSigningKey } from './keys';
 import { publicJwksOf } from './publish';
 
 /**
@@ -34,6 +35,15 @@ async function loadActiveKey(): Promise<ActiveKey> {
     (await readActiveSigningKey(prisma)) ??
     (await ensureSigningKey(prisma).then(() => readActiveSigningKey(prisma)));
   if (!active) throw new Error('no active signing key after ensureSigningKey');
+  // A process started with SIGNING_KEY signs with that key or not at all: the
+  // active key changing under it (SIGNING_KEY_REPLACES elsewhere) stops it.
+  const own = configuredSigningKey();
+  if (own && (await keyIdOf(own)) !== active.kid) {
+    throw new SigningKeyError(
+      'signing_key_conflict',
+      `this process's SIGNING_KEY is not the active signing key ${active.kid}: restart it with the active key`,
+    );
+  }
   const key = await importJWK({ ...active.jwk, alg: SIGNING_ALG }, SIGNING_ALG);
   return { kid: active.kid, key, until: Date.now() + ACTIVE_KEY_TTL_MS };
 }

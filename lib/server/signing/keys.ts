@@ -118,10 +118,21 @@ async function activate(
  * Without it, a key is generated if none is active. Safe when several
  * processes start at once: they take turns under an advisory lock, and the
  * partial unique index would refuse a second active key in any case.
+ *
+ * Deterministic across processes (several instances, separate DATA_DIRs,
+ * different environments), so the active key can never flip back and forth:
+ * - a retired key never signs again: a SIGNING_KEY naming one refuses to
+ *   start (`signing_key_retired`);
+ * - SIGNING_KEY replaces a generated or rotated key, but not a key another
+ *   process's SIGNING_KEY made active: that process refuses to start
+ *   (`signing_key_conflict`) unless SIGNING_KEY_REPLACES names the active
+ *   kid, the operator's explicit "change the key" (then old-key processes
+ *   refuse at their next start, their key being retired).
  */
 export async function ensureSigningKey(
   prisma: PrismaClient,
   envKey: PrivateSigningJwk | null = configuredSigningKey(),
+  replaces: string | null = envKey ? (config().SIGNING_KEY_REPLACES ?? null) : null,
 ): Promise<{ kid: string; change: 'generated' | 'imported' | null }> {
   const jwk = envKey ?? null;
   const kid = jwk ? await keyIdOf(jwk) : null;
@@ -129,6 +140,7 @@ export async function ensureSigningKey(
     await lock(tx);
     const now = new Date();
     const current = await activeKid(tx);
+    if (jwk && kid && current !== kid) await refuseConflict(tx, kid, current, replaces);
     if (!jwk || !kid) {
       if (current) return { kid: current, change: null };
       const fresh = await generateSigningJwk();
@@ -144,6 +156,33 @@ export async function ensureSigningKey(
     log.info({ kid, retired }, 'SIGNING_KEY is now the active signing key');
     return { kid, change: 'imported' };
   });
+}
+
+/** Throws when SIGNING_KEY (`kid`) may not replace the active key `current` (see ensureSigningKey). */
+async function refuseConflict(
+  tx: Tx,
+  kid: string,
+  current: string | null,
+  replaces: string | null,
+): Promise<void> {
+  const known = await tx.signingKey.findUnique({ where: { kid }, select: { retiredAt: true } });
+  if (known?.retiredAt) {
+    throw new SigningKeyError(
+      'signing_key_retired',
+      `SIGNING_KEY is key ${kid}, which was retired at ${known.retiredAt.toISOString()}: a retired key never signs again. Put a new key in SIGNING_KEY (or unset it to use the active key ${current ?? '(none)'}).`,
+    );
+  }
+  if (!current) return;
+  const active = await tx.signingKey.findUnique({
+    where: { kid: current },
+    select: { createdBy: true },
+  });
+  if (active?.createdBy === 'SIGNING_KEY' && replaces !== current) {
+    throw new SigningKeyError(
+      'signing_key_conflict',
+      `SIGNING_KEY is key ${kid}, but another process's SIGNING_KEY made ${current} the active key: one key signs for the deployment. Give every process the same SIGNING_KEY; to change it, set SIGNING_KEY_REPLACES=${current} with the new key.`,
+    );
+  }
 }
 
 /**
@@ -210,7 +249,7 @@ export async function readActiveSigningKey(
 ): Promise<{ kid: string; jwk: PrivateSigningJwk } | null> {
   const row = await prisma.signingKey.findFirst({
     where: { alg: SIGNING_ALG, retiredAt: null },
-    select: { kid: true, privateKey: true },
+    select: { kid: true, privateKey: true, publicJwk: true },
   });
   if (!row) return null;
   let jwk: PrivateSigningJwk;
@@ -225,7 +264,8 @@ export async function readActiveSigningKey(
     );
   }
   // A row whose private half was swapped for another key's would sign under a kid it does not own.
-  if ((await keyIdOf(jwk)) !== row.kid) {
+  // …and one whose published half was swapped would sign what its JWKS entry cannot verify.
+  if ((await keyIdOf(jwk)) !== row.kid || (row.publicJwk as { x?: unknown })?.x !== jwk.x) {
     throw new SigningKeyError(
       'signing_key_unreadable',
       `the stored private key of ${row.kid} is not that key (the row was altered); rotate the signing key`,

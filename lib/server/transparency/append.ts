@@ -1,9 +1,31 @@
 import 'server-only';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { appendLeaves, toHex } from '@/lib/proof';
-import { decisionLeafHash, recordLeafHash } from './leaf-data';
+import { moduleLogger } from '@/lib/server/logger';
+import { recordLeafHashHex } from '@/lib/server/records/leaf-hash';
+import { isSealV2 } from '@/lib/server/records/seal';
+import { publicJwks } from '@/lib/server/signing';
+import {
+  type AcceptedRecord,
+  judgeDecisions,
+  judgeRecords,
+  judgeSealedRecords,
+  RECEIVED_TOLERANCE_MS,
+} from './append-guard';
+import {
+  type PendingHead,
+  pendingRecordHeads,
+  pendingRecordsById,
+  preSealBound,
+  receivedWindow,
+  sessionContexts,
+  sessionKey,
+  storeRefusals,
+  unloggedDecisions,
+} from './backlog';
+import { decisionLeafHash } from './leaf-data';
 import { lockLog, serialized } from './lock';
-import { type DecisionRow, type RecordRow, unloggedDecisions, unloggedRecords } from './sources';
+import type { DecisionRow } from './sources';
 import { type Db, logSize, readFrontier } from './store';
 
 /**
@@ -16,6 +38,13 @@ import { type Db, logSize, readFrontier } from './store';
  * LogLeaf/LogNode primary keys make a second writer fail rather than fork
  * the tree.
  *
+ * Before anything is appended each row is judged (append-guard.ts). Records
+ * ingest wrote with a v2 seal carry their leaf hash: the seal is checked and
+ * the hash appended, the record is not read. Older rows (sealed v1, or from
+ * before seals) are read whole and go through the full guard. A row that
+ * cannot have come through ingest or a decision is refused (LogRefusal, one
+ * warning each) and never blocks the rows behind it.
+ *
  * It runs in the background (runtime.ts), never in the ingest request, so
  * ingest throughput does not depend on it.
  */
@@ -23,14 +52,32 @@ import { type Db, logSize, readFrontier } from './store';
 export const DEFAULT_APPEND_BATCH = 2_000;
 const TX_TIMEOUT_MS = 60_000;
 
-export type AppendResult = { appended: number; size: number };
+export type AppendResult = {
+  appended: number;
+  size: number;
+  /** Rows refused in this call (LogRefusal). */
+  refused: number;
+  /** Rows read but left for a later call (the batch was full). */
+  more: boolean;
+};
 
-type Pending =
-  | { kind: 'record'; at: string; id: string; hash: Uint8Array }
-  | { kind: 'decision'; at: string; id: string; hash: Uint8Array };
+const log = moduleLogger('transparency-log');
 
-/** Records first on a tie: a decision's record usually arrives after it, never before. */
-function merge(records: RecordRow[], decisions: DecisionRow[], batch: number): Pending[] {
+type Pending = { kind: 'record' | 'decision'; id: string; hash: Uint8Array };
+
+/** A record the guard let through, with its leaf hash. */
+type LoggableRecord = { id: string; receivedAt: string; hash: Uint8Array };
+
+function leafHashOf(r: AcceptedRecord): Uint8Array {
+  return Buffer.from(recordLeafHashHex(r, r.canonical), 'hex');
+}
+
+/**
+ * Records first on a tie: a decision's record usually arrives after it,
+ * never before. Takes a prefix of each list, so a record is never appended
+ * before the records of its session that precede it.
+ */
+function merge(records: LoggableRecord[], decisions: DecisionRow[], batch: number): Pending[] {
   const out: Pending[] = [];
   let i = 0;
   let j = 0;
@@ -38,23 +85,86 @@ function merge(records: RecordRow[], decisions: DecisionRow[], batch: number): P
     const r = records[i];
     const d = decisions[j];
     if (r && (!d || r.receivedAt <= d.decidedAt)) {
-      out.push({ kind: 'record', at: r.receivedAt, id: r.id, hash: recordLeafHash(r) });
+      out.push({ kind: 'record', id: r.id, hash: r.hash });
       i++;
     } else {
-      out.push({ kind: 'decision', at: d.decidedAt, id: d.id, hash: decisionLeafHash(d) });
+      out.push({ kind: 'decision', id: d.id, hash: decisionLeafHash(d) });
       j++;
     }
   }
   return out;
 }
 
+const fastPath = (h: PendingHead) => isSealV2(h.seal) && h.leafHash !== null;
+
+/**
+ * The pending records of one batch the guard lets through, and its
+ * refusals. A batch is all v2-sealed rows (judged on their seal) or all
+ * older rows (judged in full): the leading run of the backlog of one kind,
+ * so the full guard's chain context never misses a row appended in the
+ * same batch.
+ */
+async function judgedRecords(tx: Db, batch: number) {
+  const heads = await pendingRecordHeads(tx, batch);
+  const first = heads[0];
+  if (!first) return { accepted: [], refused: [], full: false };
+  const kind = fastPath(first);
+  const run = heads.findIndex((h) => fastPath(h) !== kind);
+  const taken = run === -1 ? heads : heads.slice(0, run);
+  const full = heads.length >= batch || taken.length < heads.length;
+  if (kind) return { ...judgeSealedRecords(taken), full };
+  const records = await pendingRecordsById(
+    tx,
+    taken.map((h) => h.id),
+  );
+  const sessions = new Map<string, { hostId: string; sessionId: string }>();
+  for (const r of records) {
+    if (!r.hostFailure) sessions.set(sessionKey(r.hostId, r.sessionId), r);
+  }
+  const contexts = await sessionContexts(tx, [...sessions.values()]);
+  const window = await receivedWindow(tx, RECEIVED_TOLERANCE_MS);
+  const preSeal = records.length > 0 ? await preSealBound(tx) : { max: null, problem: null };
+  if (preSeal.problem)
+    log.warn({ problem: preSeal.problem }, 'transparency log: every record needs a seal');
+  const judged = judgeRecords(records, contexts, window, { preSealMax: preSeal.max });
+  return {
+    accepted: judged.accepted.map((r) => ({
+      id: r.id,
+      receivedAt: r.receivedAt,
+      hash: leafHashOf(r),
+    })),
+    refused: judged.refused,
+    full,
+  };
+}
+
+/** The rows of one batch the guard lets through; refusals stored (and warned about) once. */
+async function guarded(tx: Db, batch: number) {
+  const records = await judgedRecords(tx, batch);
+  const decisions = await unloggedDecisions(tx, batch);
+  const judgedDecisions = await judgeDecisions(decisions, publicJwks);
+  const fresh = await storeRefusals(tx, [...records.refused, ...judgedDecisions.refused]);
+  for (const f of fresh) {
+    log.warn(
+      { kind: f.kind, refId: f.refId, reason: f.reason },
+      'transparency log: row refused, it cannot have come through ingest or a decision',
+    );
+  }
+  return {
+    records: records.accepted,
+    decisions: judgedDecisions.accepted,
+    refused: fresh.length,
+    full: records.full || decisions.length >= batch,
+  };
+}
+
 async function appendInTx(tx: Db, batch: number): Promise<AppendResult> {
   await lockLog(tx);
   const size = await logSize(tx);
-  const records = await unloggedRecords(tx, batch);
-  const decisions = await unloggedDecisions(tx, batch);
+  const { records, decisions, refused, full } = await guarded(tx, batch);
   const pending = merge(records, decisions, batch);
-  if (pending.length === 0) return { appended: 0, size };
+  const more = full || pending.length < records.length + decisions.length;
+  if (pending.length === 0) return { appended: 0, size, refused, more };
   const frontier = await readFrontier(tx, size);
   const { created } = appendLeaves(
     frontier,
@@ -93,10 +203,10 @@ async function appendInTx(tx: Db, batch: number): Promise<AppendResult> {
       decs.map(([, ix]) => ix),
     );
   }
-  return { appended: pending.length, size: size + pending.length };
+  return { appended: pending.length, size: size + pending.length, refused, more };
 }
 
-/** Appends up to `batch` pending records and decisions; `appended: 0` when nothing waits. */
+/** Appends up to `batch` pending records and decisions; `more: false` when nothing else waits. */
 export function appendPending(
   prisma: PrismaClient,
   opts: { batch?: number } = {},
@@ -116,10 +226,12 @@ export async function appendAll(
   opts: { batch?: number } = {},
 ): Promise<AppendResult> {
   const batch = opts.batch ?? DEFAULT_APPEND_BATCH;
-  let total = 0;
+  let appended = 0;
+  let refused = 0;
   for (;;) {
     const r = await appendPending(prisma, { batch });
-    total += r.appended;
-    if (r.appended < batch) return { appended: total, size: r.size };
+    appended += r.appended;
+    refused += r.refused;
+    if (!r.more) return { appended, size: r.size, refused, more: false };
   }
 }

@@ -20,35 +20,15 @@ export const DECISION_RECEIPT_GRACE_S = 30;
 
 const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
-const RECORD_SELECT = `r.id::text AS id, r."logIndex"::text AS "logIndex",
+export const RECORD_SELECT = `r.id::text AS id, r."logIndex"::text AS "logIndex",
   r."hostId"::text AS "hostId", r."sessionId", r.sequence, r.record,
   r."chainHash", r."prevHash", to_char(r."receivedAt", ${ISO}) AS "receivedAt",
   r."agentId", r."ticketId"::text AS "ticketId"`;
 
-const DECISION_SELECT = `d.id::text AS id, d."logIndex"::text AS "logIndex",
+export const DECISION_SELECT = `d.id::text AS id, d."logIndex"::text AS "logIndex",
   d."ticketId"::text AS "ticketId", t."hostId"::text AS "hostId", d.outcome::text AS outcome,
   d."contextIdentity", d."decidedByKind", d."userId"::text AS "userId", d.note,
   to_char(d."createdAt", ${ISO}) AS "decidedAt", d.verdict, d.receipt`;
-
-/** The oldest records not in the log, locked until the appending transaction ends. */
-export function unloggedRecords(tx: Db, limit: number): Promise<RecordRow[]> {
-  return tx.$queryRawUnsafe<RecordRow[]>(
-    `SELECT ${RECORD_SELECT} FROM "InterceptionRecord" r
-     WHERE r."logIndex" IS NULL ORDER BY r."receivedAt", r.id LIMIT ${Math.trunc(limit)}
-     FOR UPDATE`,
-  );
-}
-
-/** The oldest decisions not in the log (past the receipt grace unless they have one), locked. */
-export function unloggedDecisions(tx: Db, limit: number): Promise<DecisionRow[]> {
-  return tx.$queryRawUnsafe<DecisionRow[]>(
-    `SELECT ${DECISION_SELECT} FROM "Decision" d JOIN "ApprovalTicket" t ON t.id = d."ticketId"
-     WHERE d."logIndex" IS NULL
-       AND (d.receipt IS NOT NULL OR d."createdAt" < now() - interval '${DECISION_RECEIPT_GRACE_S} seconds')
-     ORDER BY d."createdAt", d.id LIMIT ${Math.trunc(limit)}
-     FOR UPDATE OF d`,
-  );
-}
 
 export async function recordById(prisma: Db, id: string): Promise<RecordRow | null> {
   const rows = await prisma.$queryRawUnsafe<RecordRow[]>(

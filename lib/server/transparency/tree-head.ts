@@ -4,6 +4,7 @@ import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { toHex } from '@/lib/proof';
 import { SIGNING_ALG } from '@/lib/server/signing/key-material';
 import { signJws } from '@/lib/server/signing/jws';
+import { publishTreeHead } from './publish-head';
 import { logSize, storedRoot } from './store';
 
 /**
@@ -104,7 +105,7 @@ export async function issueTreeHead(
   }
   const root = toHex(await storedRoot(prisma, size));
   const { payload, jws } = await signHead(prisma, size, root);
-  await prisma.$executeRawUnsafe(
+  const inserted = await prisma.$executeRawUnsafe(
     `INSERT INTO "TreeHead" (size, "rootHash", timestamp, kid, jws)
      VALUES ($1::bigint, $2, $3::timestamp(3), $4, $5) ON CONFLICT (size) DO NOTHING`,
     size,
@@ -113,5 +114,8 @@ export async function issueTreeHead(
     payload.kid,
     jws,
   );
-  return treeHeadAt(prisma, size);
+  const head = await treeHeadAt(prisma, size);
+  // The issuing process copies the head outside the database (local file, witnesses).
+  if (inserted > 0 && head) await publishTreeHead(prisma, head);
+  return head;
 }

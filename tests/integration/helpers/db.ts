@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import pg from 'pg';
 import { inject } from 'vitest';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
@@ -37,6 +38,9 @@ export async function truncateAll(): Promise<void> {
   if (rows.length === 0) return;
   const list = rows.map((r) => `"${r.tablename.replaceAll('"', '""')}"`).join(', ');
   await client.$executeRawUnsafe(`TRUNCATE TABLE ${list} RESTART IDENTITY CASCADE`);
+  // The tree heads copied outside the database went with the log: a fresh
+  // deployment starts a fresh file (set per test file by file-setup.ts).
+  if (process.env.TREE_HEAD_FILE) rmSync(process.env.TREE_HEAD_FILE, { force: true });
   // The signing key this process cached went with its row: receipts signed
   // with it would name a kid the emptied JWKS no longer publishes.
   // Imported here, not at the top: the signing module loads the logger, which

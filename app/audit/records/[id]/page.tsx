@@ -5,8 +5,10 @@ import { DecisionBadge, HostFailureBadge, ResolvedBadge } from '@/app/components
 import { Identity } from '@/app/components/audit/identity';
 import { Card, PageHeader } from '@/app/components/page-header';
 import { Time } from '@/app/components/time';
+import { checkRecordIntegrity } from '@/lib/server/audit/integrity';
 import { getRecordDetail } from '@/lib/server/audit/record-detail';
 import { requireArea } from '@/lib/server/auth/session';
+import { LogVerification } from './log-verification';
 
 export const metadata: Metadata = { title: 'Record' };
 
@@ -24,6 +26,9 @@ export default async function RecordPage({ params }: { params: Promise<{ id: str
   const { id } = await params;
   const r = await getRecordDetail(actor, id);
   if (!r) notFound();
+  const integrity = await checkRecordIntegrity(r.id).catch(() => ({
+    error: 'The record could not be verified against the log right now.',
+  }));
   const now = new Date().toISOString();
   const sessionHref = `/audit/sessions/${encodeURIComponent(r.sessionId)}?host=${r.hostId}`;
   return (
@@ -95,6 +100,9 @@ export default async function RecordPage({ params }: { params: Promise<{ id: str
             </Row>
           </dl>
         </Card>
+        <div className="space-y-4 lg:row-span-2">
+          <LogVerification integrity={integrity} />
+        </div>
         <Card title="The record (§10.3, as stored)">
           <pre
             className="max-h-[70vh] overflow-auto rounded bg-slate-950 p-3 font-mono text-xs leading-relaxed text-slate-100"

@@ -9,7 +9,8 @@ import { Table, Td, Th } from '@/app/components/table';
 import { getSessionTimeline } from '@/lib/server/audit/timeline';
 import { requireArea } from '@/lib/server/auth/session';
 import { isUuid } from '@/lib/server/http/uuid';
-import { ChainStatus } from './chain-status';
+import type { IntegrityFinding } from '@/lib/verify/findings';
+import { IntegrityStatus, VerifierNote } from './chain-status';
 import { HostFailures } from './host-failures';
 import { GapMarker, TimelineItem } from './timeline-entry';
 
@@ -79,6 +80,9 @@ export default async function SessionPage({ params, searchParams }: Props) {
   const now = new Date().toISOString();
   const base = `/audit/sessions/${encodeURIComponent(sessionId)}?host=${timeline.host.id}`;
   const exportHref = `/api/audit/export?scope=session&host=${timeline.host.id}&session=${encodeURIComponent(sessionId)}`;
+  // Records, proofs, receipts, tree head and JWKS for an outside auditor (issue 13 item 5).
+  const evidenceHref = `/api/v1/audit/sessions/${encodeURIComponent(sessionId)}/evidence?host_id=${timeline.host.id}`;
+  const findingsOf = recordFindings(timeline.integrity);
   return (
     <>
       <PageHeader
@@ -95,9 +99,17 @@ export default async function SessionPage({ params, searchParams }: Props) {
             </Link>
           </>
         }
-        actions={<ExportButtons href={exportHref} label="Export session" />}
+        actions={
+          <div className="flex flex-wrap items-center gap-2">
+            <ExportButtons href={exportHref} label="Export session" />
+            <a href={evidenceHref} className={buttonClass('secondary')} download>
+              Download evidence
+            </a>
+          </div>
+        }
       />
-      <ChainStatus chain={timeline.chain} />
+      <IntegrityStatus integrity={timeline.integrity} />
+      <VerifierNote integrity={timeline.integrity} />
       <HostFailures failures={timeline.hostFailures} now={now} />
       {timeline.entries.length === 0 ? (
         <div className="mt-4">
@@ -109,7 +121,7 @@ export default async function SessionPage({ params, searchParams }: Props) {
           aria-label="Session timeline"
         >
           {timeline.entries.map((e) => (
-            <GapEntry key={e.id} entry={e} now={now} />
+            <GapEntry key={e.id} entry={e} now={now} findings={findingsOf.get(e.id)} />
           ))}
         </ol>
       )}
@@ -133,17 +145,32 @@ export default async function SessionPage({ params, searchParams }: Props) {
   );
 }
 
+/** The log check's findings about single records, by record id (session-wide ones stay in the summary). */
+function recordFindings(
+  integrity: Parameters<typeof IntegrityStatus>[0]['integrity'],
+): Map<string, IntegrityFinding[]> {
+  const byId = new Map<string, IntegrityFinding[]>();
+  if ('error' in integrity) return byId;
+  for (const f of integrity.findings) {
+    if (f.subject !== 'record' || f.recordId === null) continue;
+    byId.set(f.recordId, [...(byId.get(f.recordId) ?? []), f]);
+  }
+  return byId;
+}
+
 function GapEntry({
   entry,
   now,
+  findings,
 }: {
   entry: Parameters<typeof TimelineItem>[0]['entry'];
   now: string;
+  findings?: IntegrityFinding[];
 }) {
   return (
     <>
       {entry.gapBefore && <GapMarker from={entry.gapBefore.from} to={entry.gapBefore.to} />}
-      <TimelineItem entry={entry} now={now} />
+      <TimelineItem entry={entry} now={now} findings={findings} />
     </>
   );
 }

@@ -3,6 +3,8 @@ import { DecisionBadge, ModeBadge } from '@/app/components/audit/badges';
 import { Identity } from '@/app/components/audit/identity';
 import { Time } from '@/app/components/time';
 import type { TimelineEntry } from '@/lib/server/audit/timeline';
+import type { IntegrityFinding } from '@/lib/verify/findings';
+import { FindingBadges } from './chain-status';
 
 const DOT: Record<string, string> = {
   allow: 'bg-emerald-500',
@@ -52,20 +54,43 @@ function Resolution({ entry }: { entry: TimelineEntry }) {
   );
 }
 
-/** One emission in the session: its point, combined verdict and how it came about. */
-export function TimelineItem({ entry, now }: { entry: TimelineEntry; now: string }) {
+/**
+ * One emission in the session: its point, combined verdict and how it came
+ * about, and what the log check found wrong with it (`findings`).
+ */
+export function TimelineItem({
+  entry,
+  now,
+  findings = [],
+}: {
+  entry: TimelineEntry;
+  now: string;
+  findings?: IntegrityFinding[];
+}) {
   const hostError = entry.hostError;
+  const failed = findings.some((f) => f.problem !== 'not_logged');
+  const findingsId = `findings-${entry.id}`;
   return (
-    <li className="relative pl-8" data-testid="timeline-entry" data-sequence={entry.sequence}>
+    <li
+      className="relative pl-8"
+      data-testid="timeline-entry"
+      data-sequence={entry.sequence}
+      data-integrity={failed ? 'failed' : 'ok'}
+    >
       <span
         aria-hidden
         className={`absolute left-[6px] top-2 size-3 rounded-full ring-2 ring-white ${DOT[entry.decision] ?? 'bg-slate-400'}`}
       />
       <article
         className={`rounded-lg border bg-white px-3 py-2 shadow-sm ${
-          hostError ? 'border-fuchsia-300 bg-fuchsia-50/40' : 'border-slate-200'
+          failed
+            ? 'border-2 border-red-400'
+            : hostError
+              ? 'border-fuchsia-300 bg-fuchsia-50/40'
+              : 'border-slate-200'
         }`}
-        aria-label={`Sequence ${entry.sequence}`}
+        aria-label={`Sequence ${entry.sequence}${failed ? ' (failed verification)' : ''}`}
+        aria-describedby={findings.length > 0 ? findingsId : undefined}
       >
         <header className="flex flex-wrap items-center gap-x-2 gap-y-1">
           <span className="font-mono text-xs text-slate-500">#{entry.sequence}</span>
@@ -90,6 +115,7 @@ export function TimelineItem({ entry, now }: { entry: TimelineEntry; now: string
             </Link>
           </span>
         </header>
+        <FindingBadges findings={findings} id={findingsId} />
         {entry.message && <p className="mt-1 text-xs text-slate-600">{entry.message}</p>}
         <div className="mt-1 flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-slate-600">
           <span>
