@@ -248,7 +248,9 @@ async function pendingRecords(prisma: {
   $queryRawUnsafe: <T>(q: string) => Promise<T>;
 }): Promise<number> {
   const [{ n }] = await prisma.$queryRawUnsafe<{ n: number }[]>(
-    `SELECT count(*)::int AS n FROM "InterceptionRecord" WHERE "logIndex" IS NULL`,
+    `SELECT count(*)::int AS n FROM "InterceptionRecord" r
+     WHERE r.id > (SELECT COALESCE(max("lowId"), 0) FROM "LogRecordCursor")
+       AND NOT EXISTS (SELECT 1 FROM "LogLeaf" l WHERE l.kind = 'record' AND l."refId" = r.id::text)`,
   );
   return n;
 }

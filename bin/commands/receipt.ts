@@ -19,8 +19,7 @@ export const command: Command = {
   async run(args, io) {
     const opts = parseOptions(args, ['--jwks'], ['--json']);
     if (
-      !opts ||
-      opts.positional[0] !== 'verify' ||
+      opts?.positional[0] !== 'verify' ||
       opts.positional.length !== 2 ||
       !opts.values.has('--jwks')
     ) {

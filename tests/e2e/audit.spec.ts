@@ -126,14 +126,21 @@ test("the demo agent's session: search, timeline with chain check, approval link
     `session-${sessionId.replace(/[^A-Za-z0-9._-]+/g, '_')}.jsonl`,
   );
   await expect(page.getByTestId('export-done')).toContainText(`(${sequences.length} rows)`);
-  const lines = readFileSync(await file.path(), 'utf8')
+  // A signed export (docs/verifying.md): a header with the tree head, one
+  // line per record carrying the leaf the log hashed, and an end line.
+  const all = readFileSync(await file.path(), 'utf8')
     .trimEnd()
     .split('\n')
     .map((l) => JSON.parse(l));
-  expect(lines.map((l) => l.record.sequence)).toEqual(sequences);
-  expect(lines.every((l) => l.host === hostName && l.record.session_id === sessionId)).toBe(true);
-  const liftedLine = lines.find((l) => l.record.resolved_by === 'approval');
-  expect(liftedLine.record).toMatchObject({
+  expect(all[0]).toMatchObject({ format: 'checkpoint-audit-export', version: 1 });
+  expect(all.at(-1)).toEqual({ kind: 'end', records: sequences.length, decisions: 0 });
+  const lines = all.slice(1, -1);
+  expect(lines.map((l) => l.leaf.record.sequence)).toEqual(sequences);
+  expect(lines.every((l) => l.host === hostName && l.leaf.record.session_id === sessionId)).toBe(
+    true,
+  );
+  const liftedLine = lines.find((l) => l.leaf.record.resolved_by === 'approval');
+  expect(liftedLine.leaf.record).toMatchObject({
     interception_point: 'pre_tool_call',
     verdict: { decision: 'allow' },
   });

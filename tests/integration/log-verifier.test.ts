@@ -184,25 +184,25 @@ describe('verifyLog', () => {
     expect(failures(result.findings)).toEqual([
       expect.objectContaining({ problem: 'forged', recordId: late, sessionId: 's3', sequence: 0 }),
     ]);
-    // The same row pointed at the leaf of s1/3.
+    // The leaf of s1/3 made to name the same row (a record's leaf is its LogLeaf row).
     const owner = await prisma.interceptionRecord.findFirstOrThrow({
       where: { sessionId: 's1', sequence: 3 },
     });
+    const ownerLeaf = await prisma.logLeaf.findUniqueOrThrow({
+      where: { kind_refId: { kind: 'record', refId: String(owner.id) } },
+    });
     await prisma.$executeRawUnsafe(
-      `UPDATE "InterceptionRecord" SET "logIndex" = NULL WHERE id = $1::bigint`,
-      String(owner.id),
-    );
-    await prisma.$executeRawUnsafe(
-      `UPDATE "InterceptionRecord" SET "logIndex" = $2::bigint WHERE id = $1::bigint`,
+      `UPDATE "LogLeaf" SET "refId" = $2 WHERE "index" = $1::bigint`,
+      Number(ownerLeaf.index),
       late,
-      Number(owner.logIndex),
     );
-    const again = await verifyLog(prisma);
+    const again = await verifyLog(prisma, { notLoggedGraceMs: 60_000 });
+    // The row does not hash to the leaf it took…
     expect(again.findings).toContainEqual(
       expect.objectContaining({
-        problem: 'forged',
+        problem: 'altered',
         recordId: late,
-        leafIndex: Number(owner.logIndex),
+        leafIndex: Number(ownerLeaf.index),
       }),
     );
   });

@@ -146,6 +146,23 @@ export async function rowOf(prisma: PrismaClient, id: string) {
   return prisma.interceptionRecord.findUnique({ where: { id: BigInt(id) } });
 }
 
+/** The record's leaf index (its LogLeaf row), null when it has none. */
+export async function leafIndexOf(prisma: PrismaClient, id: string): Promise<number | null> {
+  const leaf = await prisma.logLeaf.findUnique({
+    where: { kind_refId: { kind: 'record', refId: id } },
+  });
+  return leaf ? Number(leaf.index) : null;
+}
+
+/** Records with no leaf. */
+export async function unloggedRecordCount(prisma: PrismaClient): Promise<number> {
+  const [{ n }] = await prisma.$queryRawUnsafe<{ n: number }[]>(
+    `SELECT count(*)::int AS n FROM "InterceptionRecord" r
+     WHERE NOT EXISTS (SELECT 1 FROM "LogLeaf" l WHERE l.kind = 'record' AND l."refId" = r.id::text)`,
+  );
+  return n;
+}
+
 /** Whether the log still holds a leaf naming the record (it does after a DELETE). */
 export async function leafNames(prisma: PrismaClient, id: string): Promise<boolean> {
   return (await prisma.logLeaf.count({ where: { kind: 'record', refId: id } })) === 1;

@@ -30,7 +30,9 @@ import {
   rec,
   renumberSession,
   rewriteAndRechain,
+  leafIndexOf,
   rowOf,
+  unloggedRecordCount,
   runWorkerOnce,
   SESSION_A,
   SESSION_B,
@@ -255,7 +257,7 @@ const SCENARIOS: Scenario[] = [
       const branchedOff = await rowOf(prisma, rec(g, SESSION_A, TICKET_SEQ).id);
       expect(row?.prevHash).toBe(branchedOff?.chainHash);
       // The appender refused it: not in the log, and "LogRefusal" says so.
-      expect(row?.logIndex).toBeNull();
+      expect(await leafIndexOf(prisma, t.forgedId as string)).toBeNull();
       const refusals = await prisma.$queryRawUnsafe<{ reason: string }[]>(
         `SELECT reason FROM "LogRefusal" WHERE kind = 'record' AND "refId" = $1`,
         t.forgedId,
@@ -282,7 +284,7 @@ const SCENARIOS: Scenario[] = [
       });
       // …but the row carries no ingest seal (an HMAC under a key derived from
       // APP_ENCRYPTION_KEY, which the database does not hold): refused, not logged.
-      expect((await rowOf(prisma, t.forgedId as string))?.logIndex).toBeNull();
+      expect(await leafIndexOf(prisma, t.forgedId as string)).toBeNull();
       const refusals = await prisma.$queryRawUnsafe<{ reason: string }[]>(
         `SELECT reason FROM "LogRefusal" WHERE kind = 'record' AND "refId" = $1`,
         t.forgedId,
@@ -459,7 +461,7 @@ describe('control: the untampered data', () => {
     expect(decision.logIndex).not.toBeNull();
     const linked = await rowOf(prisma, rec(g, SESSION_A, TICKET_SEQ).id);
     expect(linked?.ticketId).toBe(g.ticketId);
-    expect(await prisma.interceptionRecord.count({ where: { logIndex: null } })).toBe(0);
+    expect(await unloggedRecordCount(prisma)).toBe(0);
     expect(g.treeHead.size).toBe(2 * SESSION_LENGTH + 1);
   });
   it('the timeline verifies both sessions', async () => {

@@ -153,16 +153,65 @@ describe('transparency log', () => {
     const leaves = await prisma.logLeaf.findMany({ orderBy: { index: 'asc' } });
     expect(leaves.map((l) => Number(l.index))).toEqual(Array.from({ length: 65 }, (_, i) => i));
     expect(new Set(leaves.map((l) => `${l.kind}:${l.refId}`)).size).toBe(65);
-    expect(await prisma.interceptionRecord.count({ where: { logIndex: null } })).toBe(0);
     expect(await prisma.decision.count({ where: { logIndex: null } })).toBe(0);
-    // Every row's logIndex names the leaf that names it.
-    const records = await prisma.interceptionRecord.findMany({
-      select: { id: true, logIndex: true },
-    });
-    for (const r of records) {
-      expect(leaves[Number(r.logIndex)]).toMatchObject({ kind: 'record', refId: String(r.id) });
+    // Every record has exactly one leaf (its LogLeaf row); every decision's logIndex names the leaf that names it.
+    const records = await prisma.interceptionRecord.findMany({ select: { id: true } });
+    const recordLeaves = leaves.filter((l) => l.kind === 'record').map((l) => l.refId);
+    expect(recordLeaves.sort()).toEqual(records.map((r) => String(r.id)).sort());
+    const decisions = await prisma.decision.findMany({ select: { id: true, logIndex: true } });
+    for (const d of decisions) {
+      expect(leaves[Number(d.logIndex)]).toMatchObject({ kind: 'decision', refId: d.id });
     }
     expect(await appendPending(prisma)).toEqual({ appended: 0, size: 65, refused: 0, more: false });
+  });
+
+  it('finds a record whose transaction commits after the appender logged higher ids', async () => {
+    const prisma = await testDb();
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let inserted: (id: string) => void = () => {};
+    const lateId = new Promise<string>((resolve) => {
+      inserted = resolve;
+    });
+    // A transaction that draws its record id first and commits last (a row
+    // without an ingest seal, so the appender refuses it: refused is handled,
+    // skipped would be a hole nobody sees until a verifier runs).
+    const late = prisma.$transaction(
+      async (tx) => {
+        const [row] = await tx.$queryRawUnsafe<{ id: string }[]>(
+          `INSERT INTO "InterceptionRecord" ("hostId", "sessionId", sequence, "interceptionPoint", mode,
+             decision, record, "chainHash", "contentHash")
+           VALUES ($1::uuid, 'late', 0, 'pre_tool_call', 'enforce', 'allow', '{}'::jsonb, 'x', 'y')
+           RETURNING id::text AS id`,
+          host.id,
+        );
+        inserted(row.id);
+        await gate;
+      },
+      { timeout: 30_000 },
+    );
+    const id = await lateId;
+    await ingestRecords(
+      host.id,
+      [0, 1, 2].map((i) => makeRecord('early', i)),
+    );
+    for (let pass = 0; pass < 3; pass++) await appendAll(prisma);
+    expect(await prisma.logLeaf.count({ where: { kind: 'record' } })).toBe(3);
+    const open = await prisma.logRecordCursor.findUniqueOrThrow({ where: { id: 1 } });
+    expect(open.lowId < BigInt(id)).toBe(true);
+    release();
+    await late;
+    expect(await appendAll(prisma)).toMatchObject({ appended: 0, refused: 1 });
+    expect(await prisma.logRefusal.findMany({ select: { kind: true, refId: true } })).toEqual([
+      { kind: 'record', refId: id },
+    ]);
+    // Nothing in flight any more: the cursor passes every record.
+    await appendAll(prisma);
+    await appendAll(prisma);
+    const settled = await prisma.logRecordCursor.findUniqueOrThrow({ where: { id: 1 } });
+    expect(settled.lowId).toBe(4n);
   });
 
   it('stores the root the leaf data gives from scratch, and signs it as a tree head', async () => {
@@ -339,7 +388,9 @@ describe('transparency log', () => {
       // Generous: the loop runs every 50 ms; this only bounds a hang.
       await vi.waitFor(
         async () => {
-          expect(await prisma.interceptionRecord.count({ where: { logIndex: null } })).toBe(0);
+          expect(await prisma.logLeaf.count({ where: { kind: 'record' } })).toBe(
+            await prisma.interceptionRecord.count(),
+          );
           expect(await prisma.treeHead.findUnique({ where: { size: 3n } })).not.toBeNull();
         },
         { timeout: 10_000, interval: 50 },

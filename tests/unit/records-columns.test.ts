@@ -37,12 +37,10 @@ function modelColumns(model: string): string[] {
 /**
  * Columns the insert leaves out on purpose (beyond the serial `id` and
  * `hostId`, bound once per statement): written after the row is stored and
- * NULL until then. `logIndex` is the row's transparency-log leaf, set later
- * by the log appender, which finds its work as `logIndex IS NULL`; binding
- * an always-NULL parameter for it would cost every ingest a column per row
- * (fewer rows per multi-row statement) for nothing.
+ * NULL until then. None today: a record's transparency-log leaf is its
+ * LogLeaf row, and the appender never updates the record.
  */
-const WRITTEN_AFTER_INSERT = ['logIndex'];
+const WRITTEN_AFTER_INSERT: string[] = [];
 
 /** The declaration line of `field` in `model`, or undefined. */
 function modelField(model: string, field: string): string | undefined {

@@ -55,8 +55,9 @@ export function ExportButtons({ href, label = 'Export' }: { href: string; label?
         parts.push(value);
         lines += count(value);
         progress.bytes += value.byteLength;
-        // The CSV header line is not a row.
-        progress.rows = format === 'csv' ? Math.max(lines - 1, 0) : lines;
+        // Neither the CSV header line nor the JSONL export's header line
+        // (the signed tree head, docs/verifying.md) is a row.
+        progress.rows = Math.max(lines - 1, 0);
         setState({ kind: 'running', format, progress: { ...progress } });
       }
       const filename = filenameOf(res, `audit.${format}`);
@@ -67,7 +68,9 @@ export function ExportButtons({ href, label = 'Export' }: { href: string; label?
       a.download = filename;
       a.click();
       setTimeout(() => URL.revokeObjectURL(url), 10_000);
-      setState({ kind: 'done', rows: progress.rows, filename });
+      // The JSONL export ends with its end line (the counts), not a row either.
+      const rows = format === 'csv' ? progress.rows : Math.max(progress.rows - 1, 0);
+      setState({ kind: 'done', rows, filename });
     } catch (err) {
       if (controller.signal.aborted) setState({ kind: 'idle' });
       else setState({ kind: 'error', message: (err as Error).message });

@@ -1,5 +1,5 @@
 import 'server-only';
-import { hashFromHex, sameHash } from '@/lib/proof';
+import { hashFromHex, sameHash, toHex } from '@/lib/proof';
 import { config } from '@/lib/server/config';
 import {
   type ColumnMismatch,
@@ -56,7 +56,7 @@ export async function hasRefusalTable(db: Db): Promise<boolean> {
 /** The SELECT of IntegrityRow over "InterceptionRecord" r; `where` uses $-parameters from $1. */
 export function integrityRowsSql(where: string, refusals: boolean, tail = ''): string {
   const graceMs = Math.trunc(unloggedGraceMs());
-  return `SELECT r.id::text AS id, r."logIndex"::text AS "logIndex",
+  return `SELECT r.id::text AS id, l."index"::text AS "logIndex",
     r."hostId"::text AS "hostId", r."hostFailure", r.record, r."chainHash", r."prevHash",
     to_char(r."receivedAt", ${ISO}) AS "receivedAt", r."agentId", r."ticketId"::text AS "ticketId",
     ${COPIED_COLUMNS},
@@ -64,8 +64,8 @@ export function integrityRowsSql(where: string, refusals: boolean, tail = ''): s
     r."receivedAt" < now() - interval '${graceMs} milliseconds' AS "pastGrace",
     ${refusals ? 'rf.reason' : 'NULL::text'} AS refusal
   FROM "InterceptionRecord" r
-  LEFT JOIN "LogNode" n ON n.level = 0 AND n."index" = r."logIndex"
-  LEFT JOIN "LogLeaf" l ON l."index" = r."logIndex"
+  LEFT JOIN "LogLeaf" l ON l.kind = 'record' AND l."refId" = r.id::text
+  LEFT JOIN "LogNode" n ON n.level = 0 AND n."index" = l."index"
   ${refusals ? `LEFT JOIN "LogRefusal" rf ON rf.kind = 'record' AND rf."refId" = r.id::text` : ''}
   WHERE ${where} ${tail}`;
 }
@@ -99,9 +99,15 @@ export type RowVerdict =
  * One row against its leaf: altered (naming the columns), forged (not logged
  * past the grace, refused, or naming another row's leaf), not_logged, or
  * logged. A row stored under another id whose content is exactly the leaf
- * it names was moved, not changed: out_of_order.
+ * of another record was moved, not changed: out_of_order. A record's leaf is
+ * found by its id (LogLeaf "refId"), so a moved row meets the leaf of the id
+ * it now has; `leaves` (leaf hash hex → the record it logs, from the other
+ * rows read with it) tells where its content is logged.
  */
-export function judgeRow(row: IntegrityRow): RowVerdict {
+export function judgeRow(
+  row: IntegrityRow,
+  leaves: ReadonlyMap<string, { index: string; refId: string }> = new Map(),
+): RowVerdict {
   const at = {
     recordId: row.id,
     hostId: row.hostId,
@@ -126,6 +132,18 @@ export function judgeRow(row: IntegrityRow): RowVerdict {
       return { kind: 'logged', index: check.index, leafHash: leafHash as Uint8Array };
     case 'altered': {
       const columns = check.mismatches ?? [];
+      const home = columns.length === 0 ? leaves.get(leafHashHex(row) ?? '') : undefined;
+      if (home && home.refId !== row.id) {
+        return {
+          kind: 'finding',
+          finding: finding(
+            'out_of_order',
+            'record',
+            `${name} was moved: it is stored under id ${row.id} but logged at leaf ${home.index} as record ${home.refId}.`,
+            { ...at, leafIndex: Number(home.index) },
+          ),
+        };
+      }
       return f(
         'altered',
         columns.length > 0
@@ -164,6 +182,27 @@ export function judgeRow(row: IntegrityRow): RowVerdict {
     case 'record_missing':
       return f('missing', `${name} is missing.`);
   }
+}
+
+/** The leaf hash (hex) the row's content gives, null when it has none. */
+function leafHashHex(row: IntegrityRow): string | null {
+  try {
+    return toHex(recordLeafHash(row));
+  } catch {
+    return null;
+  }
+}
+
+/** Leaf hash (hex) → the record it logs, for the logged rows among `rows` (see judgeRow). */
+export function leavesOf(
+  rows: readonly IntegrityRow[],
+): Map<string, { index: string; refId: string }> {
+  const out = new Map<string, { index: string; refId: string }>();
+  for (const r of rows) {
+    if (r.leafHash !== null && r.logIndex !== null)
+      out.set(r.leafHash, { index: r.logIndex, refId: r.id });
+  }
+  return out;
 }
 
 function hashesAs(row: IntegrityRow, leaf: Uint8Array): boolean {

@@ -26,6 +26,7 @@ import {
   type IntegrityRow,
   integrityRowsSql,
   judgeRow,
+  leavesOf,
   nameOf,
   type RowVerdict,
 } from './integrity-rows';
@@ -108,10 +109,11 @@ export async function checkSessionIntegrity(
   const limit = Math.min(Math.max(Math.trunc(page.limit ?? SESSION_PAGE_SIZE), 1), 10_000);
   const prisma = await db();
   const newest = await prisma.$queryRawUnsafe<{ max: string | null }[]>(
-    `SELECT max("logIndex")::text AS max FROM (
-       SELECT "logIndex" FROM "InterceptionRecord"
+    `SELECT max(l."index")::text AS max FROM (
+       SELECT id FROM "InterceptionRecord"
        WHERE "hostId" = $1::uuid AND "sessionId" = $2 AND NOT "hostFailure" AND sequence > $3
-       ORDER BY sequence LIMIT $4) p`,
+       ORDER BY sequence LIMIT $4) p
+     JOIN "LogLeaf" l ON l.kind = 'record' AND l."refId" = p.id::text`,
     hostId,
     sessionId,
     after,
@@ -221,8 +223,10 @@ async function checkInSnapshot(
           [...elsewhere],
         );
   const judged = new Map<string, Judged>();
-  for (const row of [...pageRows, ...otherRows]) {
-    const verdict = judgeRow(row);
+  const read = [...pageRows, ...otherRows];
+  const leaves = leavesOf(read);
+  for (const row of read) {
+    const verdict = judgeRow(row, leaves);
     judged.set(row.id, {
       row,
       verdict,

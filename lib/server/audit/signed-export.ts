@@ -103,12 +103,17 @@ export async function startSignedExport(
   return { head, startedAt: now, sessions, headIds, consistency };
 }
 
+/** Record r's leaf index (bigint, NULL when not logged): LogLeaf's (kind, "refId") index. */
+const LEAF_INDEX = Prisma.raw(`(SELECT lx."index" FROM "LogLeaf" lx
+  WHERE lx.kind = 'record' AND lx."refId" = r.id::text)`);
+
 /** The SQL condition a row must meet to be in the export (see the module comment). */
 export function rowBound(start: SignedExportStart, session?: SessionKey): Prisma.Sql {
   const headId = session ? start.headIds.get(sessionKey(session.hostId, session.sessionId)) : null;
   const cut = headId ? Prisma.sql`AND r.id <= ${headId}::bigint` : Prisma.empty;
-  return Prisma.sql`AND ((r."logIndex" < ${start.head.size} ${cut})
-    OR (r."logIndex" IS NULL AND r."receivedAt" < ${utcTimestamp(new Date(start.startedAt))}))`;
+  return Prisma.sql`AND CASE WHEN ${LEAF_INDEX} IS NULL
+    THEN r."receivedAt" < ${utcTimestamp(new Date(start.startedAt))}
+    ELSE ${LEAF_INDEX} < ${start.head.size} ${cut} END`;
 }
 
 export async function exportHeaderLine(
@@ -146,7 +151,7 @@ export type SignedRow = AuditRow & {
 };
 
 /** Extra columns for SignedRow (after ROW_COLUMNS). */
-export const SIGNED_ROW_COLUMNS = Prisma.sql`r.record, r."prevHash", r."logIndex"::text AS "logIndex",
+export const SIGNED_ROW_COLUMNS = Prisma.sql`r.record, r."prevHash", ${LEAF_INDEX}::text AS "logIndex",
   r."ticketId"::text AS "ticketId"`;
 
 /** The displayed columns of a row as the pages show them (the database's copies, not derived). */

@@ -8,10 +8,8 @@ import { recordColumns } from './validate-record';
  * The one column list of an `InterceptionRecord` row as written by SQL: the
  * ingest's insert and the seed/benchmark rows (`bulk-rows.ts`) both build
  * their statements from it, so they cannot drift apart. Every column of the
- * Prisma model except the serial `id`, `hostId` (bound once per
- * statement) and `logIndex` (NULL until the transparency-log appender
- * sets it; binding it here would only add an always-NULL parameter per
- * row), in schema order, with the cast its parameter needs;
+ * Prisma model except the serial `id` and `hostId` (bound once per
+ * statement), in schema order, with the cast its parameter needs;
  * `tests/unit/records-columns.test.ts` compares it with prisma/schema.prisma.
  * `leafHash` and `seal` are not fields of a RecordRow: the statement
  * builders compute them from the host and the row (the row's

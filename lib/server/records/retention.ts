@@ -64,7 +64,7 @@ export async function runRecordsRetention(
       `DELETE FROM "InterceptionRecord" WHERE id IN (
          SELECT id FROM "InterceptionRecord"
          WHERE "hostFailure" AND "receivedAt" < $1::timestamp(3) LIMIT ${ROWS_PER_CHUNK})
-       RETURNING "logIndex"`,
+       RETURNING id`,
       cutoff.toISOString(),
     );
     hostFailuresDeleted += n;
@@ -102,7 +102,7 @@ async function deleteSessionChunk(prisma: PrismaClient, cutoff: Date) {
       tx,
       `DELETE FROM "InterceptionRecord" r USING unnest($1::uuid[], $2::text[]) AS s(h, id)
        WHERE r."hostId" = s.h AND r."sessionId" = s.id AND NOT r."hostFailure"
-       RETURNING r."logIndex"`,
+       RETURNING r.id`,
       hosts,
       ids,
     );
@@ -117,7 +117,7 @@ async function deleteSessionChunk(prisma: PrismaClient, cutoff: Date) {
 }
 
 /**
- * Runs `deleteSql` (a DELETE … RETURNING "logIndex") and, in the same
+ * Runs `deleteSql` (a DELETE … RETURNING id) and, in the same
  * statement, marks the deleted rows' leaves LogLeaf."prunedAt", so the log
  * verifier reports them as deleted by retention rather than missing (issue
  * 13). Returns the rows deleted.
@@ -130,7 +130,7 @@ async function deleteMarkingLeaves(
   const rows = await db.$queryRawUnsafe<{ deleted: string }[]>(
     `WITH gone AS (${deleteSql}),
        marked AS (UPDATE "LogLeaf" SET "prunedAt" = now()
-         WHERE "index" IN (SELECT "logIndex" FROM gone WHERE "logIndex" IS NOT NULL) RETURNING 1)
+         WHERE kind = 'record' AND "refId" IN (SELECT id::text FROM gone) RETURNING 1)
      SELECT (SELECT count(*) FROM gone)::text AS deleted, (SELECT count(*) FROM marked) AS marked`,
     ...params,
   );

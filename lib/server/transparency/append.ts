@@ -4,7 +4,7 @@ import { appendLeaves, toHex } from '@/lib/proof';
 import { moduleLogger } from '@/lib/server/logger';
 import { recordLeafHashHex } from '@/lib/server/records/leaf-hash';
 import { isSealV2 } from '@/lib/server/records/seal';
-import { publicJwks } from '@/lib/server/signing';
+import { publicJwksOf } from '@/lib/server/signing';
 import {
   type AcceptedRecord,
   judgeDecisions,
@@ -25,18 +25,21 @@ import {
 } from './backlog';
 import { decisionLeafHash } from './leaf-data';
 import { lockLog, serialized } from './lock';
+import { advanceRecordCursor, type RecordCursor, readRecordCursor } from './record-cursor';
 import type { DecisionRow } from './sources';
 import { type Db, logSize, readFrontier } from './store';
 
 /**
  * The appender (issue 13 item 3): moves stored records and decisions that
- * are not in the log yet (`logIndex IS NULL`) into it, in one transaction
- * per batch: consecutive leaf indexes from the current size, the LogLeaf
- * rows, every perfect subtree the batch completes (LogNode, leaves
- * included), and each row's `logIndex`. Single writer (lock.ts), so indexes
- * have no gaps and no duplicates; the unique `logIndex` columns and the
- * LogLeaf/LogNode primary keys make a second writer fail rather than fork
- * the tree.
+ * are not in the log yet into it, in one transaction per batch:
+ * consecutive leaf indexes from the current size, the LogLeaf rows, every
+ * perfect subtree the batch completes (LogNode, leaves included), and each
+ * decision's `logIndex`. A record's leaf is its LogLeaf row alone (unique
+ * (kind, "refId")): records are never updated, and are found by an id
+ * cursor (record-cursor.ts). Single writer (lock.ts), so indexes have no
+ * gaps and no duplicates; the unique LogLeaf (kind, "refId") index and
+ * `Decision.logIndex`, and the LogLeaf/LogNode primary keys make a second
+ * writer fail rather than fork the tree.
  *
  * Before anything is appended each row is judged (append-guard.ts). Records
  * ingest wrote with a v2 seal carry their leaf hash: the seal is checked and
@@ -104,15 +107,15 @@ const fastPath = (h: PendingHead) => isSealV2(h.seal) && h.leafHash !== null;
  * so the full guard's chain context never misses a row appended in the
  * same batch.
  */
-async function judgedRecords(tx: Db, batch: number) {
-  const heads = await pendingRecordHeads(tx, batch);
+async function judgedRecords(tx: Db, cursor: RecordCursor, batch: number) {
+  const heads = await pendingRecordHeads(tx, cursor.lowId, batch);
   const first = heads[0];
-  if (!first) return { accepted: [], refused: [], full: false };
+  if (!first) return { heads, accepted: [], refused: [], full: false };
   const kind = fastPath(first);
   const run = heads.findIndex((h) => fastPath(h) !== kind);
   const taken = run === -1 ? heads : heads.slice(0, run);
   const full = heads.length >= batch || taken.length < heads.length;
-  if (kind) return { ...judgeSealedRecords(taken), full };
+  if (kind) return { heads, ...judgeSealedRecords(taken), full };
   const records = await pendingRecordsById(
     tx,
     taken.map((h) => h.id),
@@ -128,6 +131,7 @@ async function judgedRecords(tx: Db, batch: number) {
     log.warn({ problem: preSeal.problem }, 'transparency log: every record needs a seal');
   const judged = judgeRecords(records, contexts, window, { preSealMax: preSeal.max });
   return {
+    heads,
     accepted: judged.accepted.map((r) => ({
       id: r.id,
       receivedAt: r.receivedAt,
@@ -139,10 +143,15 @@ async function judgedRecords(tx: Db, batch: number) {
 }
 
 /** The rows of one batch the guard lets through; refusals stored (and warned about) once. */
-async function guarded(tx: Db, batch: number) {
-  const records = await judgedRecords(tx, batch);
+async function guarded(tx: Db, cursor: RecordCursor, batch: number) {
+  const records = await judgedRecords(tx, cursor, batch);
   const decisions = await unloggedDecisions(tx, batch);
-  const judgedDecisions = await judgeDecisions(decisions, publicJwks);
+  // The keys are read in this transaction: the embedded database has one
+  // connection, so a read through the global client would wait for this
+  // transaction to end (and it would wait for the read) until it timed out.
+  const judgedDecisions = await judgeDecisions(decisions, () =>
+    publicJwksOf(tx as unknown as PrismaClient),
+  );
   const fresh = await storeRefusals(tx, [...records.refused, ...judgedDecisions.refused]);
   for (const f of fresh) {
     log.warn(
@@ -151,6 +160,8 @@ async function guarded(tx: Db, batch: number) {
     );
   }
   return {
+    heads: records.heads,
+    refusedRecords: records.refused.map((r) => r.refId),
     records: records.accepted,
     decisions: judgedDecisions.accepted,
     refused: fresh.length,
@@ -158,12 +169,38 @@ async function guarded(tx: Db, batch: number) {
   };
 }
 
+/**
+ * The highest id up to which every pending record the pass read was
+ * appended or refused; null when it read and handled every one it could
+ * see (record-cursor.ts).
+ */
+function handledThrough(
+  heads: { id: string }[],
+  handled: Set<string>,
+  batch: number,
+): bigint | null {
+  for (const h of heads) {
+    if (!handled.has(h.id)) return BigInt(h.id) - 1n;
+  }
+  if (heads.length < batch) return null;
+  const last = heads[heads.length - 1];
+  return last ? BigInt(last.id) : null;
+}
+
 async function appendInTx(tx: Db, batch: number): Promise<AppendResult> {
   await lockLog(tx);
   const size = await logSize(tx);
-  const { records, decisions, refused, full } = await guarded(tx, batch);
+  const cursor = await readRecordCursor(tx);
+  const { heads, refusedRecords, records, decisions, refused, full } = await guarded(
+    tx,
+    cursor,
+    batch,
+  );
   const pending = merge(records, decisions, batch);
   const more = full || pending.length < records.length + decisions.length;
+  const handled = new Set(refusedRecords);
+  for (const p of pending) if (p.kind === 'record') handled.add(p.id);
+  await advanceRecordCursor(tx, cursor, handledThrough(heads, handled, batch));
   if (pending.length === 0) return { appended: 0, size, refused, more };
   const frontier = await readFrontier(tx, size);
   const { created } = appendLeaves(
@@ -185,15 +222,6 @@ async function appendInTx(tx: Db, batch: number): Promise<AppendResult> {
     created.map((s) => s.index),
     created.map((s) => toHex(s.hash)),
   );
-  const recs = pending.flatMap((p, k) => (p.kind === 'record' ? [[p.id, indexes[k]]] : []));
-  if (recs.length > 0) {
-    await tx.$executeRawUnsafe(
-      `UPDATE "InterceptionRecord" r SET "logIndex" = u.ix
-       FROM unnest($1::bigint[], $2::bigint[]) AS u(id, ix) WHERE r.id = u.id`,
-      recs.map(([id]) => id),
-      recs.map(([, ix]) => ix),
-    );
-  }
   const decs = pending.flatMap((p, k) => (p.kind === 'decision' ? [[p.id, indexes[k]]] : []));
   if (decs.length > 0) {
     await tx.$executeRawUnsafe(

@@ -41,8 +41,9 @@ const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
  * locked until the appending transaction ends. Id order is each session's
  * chain order (ingest inserts a batch in chain order under the session's
  * chain lock), so a record's predecessor is logged already or earlier in
- * this list. A refused row stays in the partial backlog index; the
- * anti-join on LogRefusal's primary key skips it.
+ * this list. Only ids above `lowId` are searched (record-cursor.ts); the
+ * anti-joins on LogLeaf's (kind, "refId") index and LogRefusal's primary
+ * key skip the rows logged or refused already.
  */
 export type PendingHead = {
   id: string;
@@ -51,14 +52,16 @@ export type PendingHead = {
   receivedAt: string;
 };
 
-export function pendingRecordHeads(tx: Db, limit: number): Promise<PendingHead[]> {
+export function pendingRecordHeads(tx: Db, lowId: bigint, limit: number): Promise<PendingHead[]> {
   return tx.$queryRawUnsafe<PendingHead[]>(
     `SELECT r.id::text AS id, r."leafHash", r.seal, to_char(r."receivedAt", ${ISO}) AS "receivedAt"
      FROM "InterceptionRecord" r
-     WHERE r."logIndex" IS NULL
+     WHERE r.id > $1::bigint
+       AND NOT EXISTS (SELECT 1 FROM "LogLeaf" l WHERE l.kind = 'record' AND l."refId" = r.id::text)
        AND NOT EXISTS (SELECT 1 FROM "LogRefusal" f WHERE f.kind = 'record' AND f."refId" = r.id::text)
      ORDER BY r.id LIMIT ${Math.trunc(limit)}
      FOR UPDATE OF r`,
+    lowId.toString(),
   );
 }
 
@@ -68,7 +71,7 @@ export function pendingRecordsById(tx: Db, ids: string[]): Promise<PendingRecord
   return tx.$queryRawUnsafe<PendingRecord[]>(
     `SELECT ${RECORD_SELECT}, r."contentHash", r."hostFailure", r.seal, r.xmin::text AS xmin
      FROM "InterceptionRecord" r
-     WHERE r.id = ANY($1::bigint[]) AND r."logIndex" IS NULL
+     WHERE r.id = ANY($1::bigint[])
      ORDER BY r.id`,
     ids,
   );
@@ -118,7 +121,7 @@ export async function sessionContexts(
        LEFT JOIN LATERAL (
          SELECT p.id, p."chainHash" FROM "InterceptionRecord" p
          WHERE p."hostId" = s.h AND p."sessionId" = s.sid AND p."dedupeKey" = ''
-           AND p."logIndex" IS NOT NULL
+           AND EXISTS (SELECT 1 FROM "LogLeaf" pl WHERE pl.kind = 'record' AND pl."refId" = p.id::text)
          ORDER BY p.id DESC LIMIT 1) lp ON true)
      SELECT l.h::text AS "hostId", l.sid AS "sessionId",
        (SELECT c."headHash" FROM "SessionChain" c WHERE c."hostId" = l.h AND c."sessionId" = l.sid) AS "headHash",

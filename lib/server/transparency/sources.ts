@@ -20,7 +20,15 @@ export const DECISION_RECEIPT_GRACE_S = 30;
 
 const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
-export const RECORD_SELECT = `r.id::text AS id, r."logIndex"::text AS "logIndex",
+/**
+ * The leaf that logs record `r` (text, null when none): LogLeaf's unique
+ * (kind, "refId") index is the only mapping from a record to its leaf (the
+ * record row carries none, so the appender never updates it).
+ */
+export const RECORD_LEAF_INDEX = `(SELECT lx."index"::text FROM "LogLeaf" lx
+  WHERE lx.kind = 'record' AND lx."refId" = r.id::text)`;
+
+export const RECORD_SELECT = `r.id::text AS id, ${RECORD_LEAF_INDEX} AS "logIndex",
   r."hostId"::text AS "hostId", r."sessionId", r.sequence, r.record,
   r."chainHash", r."prevHash", to_char(r."receivedAt", ${ISO}) AS "receivedAt",
   r."agentId", r."ticketId"::text AS "ticketId"`;

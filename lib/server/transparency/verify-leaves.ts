@@ -10,7 +10,7 @@ import type { Db } from './store';
  * One chunk of the background verifier's walk (verifier.ts): the leaves
  * `[from, to)` with everything needed to check them, read in ONE query that
  * joins each index to its LogLeaf row, its stored leaf hash (LogNode level
- * 0), the row it logs, and any row that claims the index without being it.
+ * 0), the row it logs, and any decision that claims the index without being it.
  * A missing LogLeaf row shows as an index with nothing joined. Every join
  * also bounds its index to the chunk, so each side is an index range scan
  * and the rows a leaf names are LATERAL lookups by primary key (`LIMIT 1`
@@ -23,15 +23,15 @@ const UUID_RE = `'^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[
 
 const CHUNK_SQL = `SELECT g.ix::text AS "index", l.kind, l."refId", (l."prunedAt" IS NOT NULL) AS pruned,
   encode(n.hash, 'hex') AS "leafHash",
-  r.id::text AS id, r."logIndex"::text AS "logIndex", r."hostId"::text AS "hostId",
+  r.id::text AS id, CASE WHEN r.id IS NOT NULL THEN l."index"::text END AS "logIndex",
+  r."hostId"::text AS "hostId",
   r.record, r."chainHash", r."prevHash", to_char(r."receivedAt", ${ISO}) AS "receivedAt",
   r."agentId", r."ticketId"::text AS "ticketId", ${COPIED_COLUMNS},
   d.id::text AS "dId", d."logIndex"::text AS "dLogIndex", d."ticketId"::text AS "dTicketId",
   t."hostId"::text AS "dHostId", d.outcome::text AS "dOutcome", d."contextIdentity" AS "dContextIdentity",
   d."decidedByKind" AS "dDecidedByKind", d."userId"::text AS "dUserId", d.note AS "dNote",
   to_char(d."createdAt", ${ISO}) AS "dDecidedAt", d.verdict AS "dVerdict", d.receipt AS "dReceipt",
-  rx.id::text AS "rxId", rx."hostId"::text AS "rxHostId", rx."sessionId" AS "rxSessionId",
-  rx.sequence AS "rxSequence", dx.id::text AS "dxId", dx."ticketId"::text AS "dxTicketId"
+  dx.id::text AS "dxId", dx."ticketId"::text AS "dxTicketId"
 FROM generate_series($1::bigint, $2::bigint - 1) AS g(ix)
 LEFT JOIN "LogLeaf" l ON l."index" = g.ix AND l."index" >= $1::bigint AND l."index" < $2::bigint
 LEFT JOIN "LogNode" n ON n.level = 0 AND n."index" = g.ix AND n."index" >= $1::bigint AND n."index" < $2::bigint
@@ -40,8 +40,6 @@ LEFT JOIN LATERAL (SELECT * FROM "InterceptionRecord" r1
 LEFT JOIN LATERAL (SELECT * FROM "Decision" d1
   WHERE d1.id = (CASE WHEN l.kind = 'decision' AND l."refId" ~ ${UUID_RE} THEN l."refId" END)::uuid LIMIT 1) d ON true
 LEFT JOIN LATERAL (SELECT t1."hostId" FROM "ApprovalTicket" t1 WHERE t1.id = d."ticketId" LIMIT 1) t ON true
-LEFT JOIN "InterceptionRecord" rx ON rx."logIndex" = g.ix AND rx.id IS DISTINCT FROM r.id
-  AND rx."logIndex" >= $1::bigint AND rx."logIndex" < $2::bigint
 LEFT JOIN "Decision" dx ON dx."logIndex" = g.ix AND dx.id IS DISTINCT FROM d.id
   AND dx."logIndex" >= $1::bigint AND dx."logIndex" < $2::bigint
 ORDER BY g.ix`;
@@ -54,7 +52,6 @@ type ChunkRow = Record<string, unknown> & {
   leafHash: string | null;
   id: string | null;
   dId: string | null;
-  rxId: string | null;
   dxId: string | null;
 };
 
@@ -241,31 +238,13 @@ function safeRecomputed(fn: () => Uint8Array | null): Uint8Array | null {
   }
 }
 
-/** Rows that name this leaf although it logs something else: they never came through the log. */
+/**
+ * Decisions that name this leaf although it logs something else: they never
+ * came through the log. (A record names no leaf: its leaf is the LogLeaf row
+ * naming it, unique per record.)
+ */
 function claimants(row: ChunkRow, index: number, out: IntegrityFinding[]): void {
   const owner = row.kind ? `${row.kind} ${row.refId}` : 'nothing';
-  if (row.rxId) {
-    const rec = {
-      id: row.rxId,
-      hostId: row.rxHostId as string,
-      sessionId: row.rxSessionId as string,
-      sequence: row.rxSequence as number,
-    };
-    out.push(
-      finding(
-        'forged',
-        'record',
-        `${where(rec as RecordRow)} names leaf ${index}, which logs ${owner}`,
-        {
-          recordId: rec.id,
-          hostId: rec.hostId,
-          sessionId: rec.sessionId,
-          sequence: rec.sequence,
-          leafIndex: index,
-        },
-      ),
-    );
-  }
   if (row.dxId) {
     out.push(
       finding(

@@ -125,7 +125,8 @@ export async function checkUnlogged(
   >(
     `SELECT id::text AS id, "hostId"::text AS "hostId", "sessionId", sequence,
        to_char("receivedAt", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "receivedAt"
-     FROM "InterceptionRecord" r WHERE "logIndex" IS NULL AND "receivedAt" < $1::timestamp(3)
+     FROM "InterceptionRecord" r WHERE "receivedAt" < $1::timestamp(3)
+       AND NOT EXISTS (SELECT 1 FROM "LogLeaf" l WHERE l.kind = 'record' AND l."refId" = r.id::text)
        ${notRefused('record', 'r.id')}
      ORDER BY "receivedAt", id LIMIT ${UNLOGGED_LIMIT}`,
     cutoff,
