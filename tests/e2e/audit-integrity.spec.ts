@@ -1,10 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { type BrowserContext, expect, test } from '@playwright/test';
-import pg from 'pg';
-import { type Child, E2E_ADMIN, PORT, registerHost, runChild, signIn } from './fixtures';
+import { E2E_ADMIN, PORT, registerHost, signIn } from './fixtures';
+import { interceptionRecord, type OwnServer, sql, startOwnServer } from './own-server';
 
 /**
  * Issue 13 item 4 in the browser: the session page verifies its records
@@ -18,89 +14,30 @@ import { type Child, E2E_ADMIN, PORT, registerHost, runChild, signIn } from './f
 test.describe.configure({ mode: 'serial' });
 
 const run = Date.now().toString(36);
-const DB_NAME = `checkpoint_e2e_integrity_${run}`;
-const ADMIN_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
-const DB_URL = `postgresql://postgres@127.0.0.1:5432/${DB_NAME}`;
 // PORT + 1 is the stand-in identity provider.
 const OWN_PORT = PORT + 3;
-const OWN_URL = `http://localhost:${OWN_PORT}`;
+const SESSION = `integrity-${run}`;
 
-async function sql(url: string, query: string, args: unknown[] = []) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(query, args)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
-let server: Child | null = null;
-let dataDir = '';
+let own: OwnServer | null = null;
+let DB_URL = '';
 let context: BrowserContext;
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(180_000);
-  await sql(ADMIN_URL, `CREATE DATABASE "${DB_NAME}"`);
-  dataDir = mkdtempSync(path.join(tmpdir(), 'checkpoint-e2e-integrity-'));
-  // The build the shared server made (same NEXT_DIST_DIR): no second build.
-  server = runChild(process.execPath, ['scripts/start.mjs', '--no-build'], {
-    env: {
-      PORT: String(OWN_PORT),
-      DATA_DIR: dataDir,
-      DATABASE_URL: DB_URL,
-      REDIS_URL: 'redis://127.0.0.1:6379/13',
-      ADMIN_EMAIL: E2E_ADMIN.email,
-      ADMIN_PASSWORD: E2E_ADMIN.password,
-      // A server on PostgreSQL takes its shared keys from the environment.
-      AUTH_SECRET: randomBytes(32).toString('hex'),
-      APP_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      LOG_LEVEL: 'warn',
-      LOG_APPEND_INTERVAL_MS: '200',
-      TREE_HEAD_INTERVAL_MS: '500',
-    },
+  own = await startOwnServer(`integrity_${run}`, OWN_PORT, {
+    REDIS_URL: 'redis://127.0.0.1:6379/13',
   });
-  await expect
-    .poll(
-      async () => {
-        try {
-          return (await fetch(`${OWN_URL}/api/health`)).status;
-        } catch {
-          return server?.output().slice(-300) ?? 0;
-        }
-      },
-      { timeout: 120_000, intervals: [500] },
-    )
-    .toBe(200);
-  context = await browser.newContext({ baseURL: OWN_URL });
+  DB_URL = own.dbUrl;
+  context = await browser.newContext({ baseURL: own.url });
 });
 
 test.afterAll(async () => {
   await context?.close();
-  if (server) {
-    server.kill();
-    await server.done;
-  }
-  await sql(ADMIN_URL, `DROP DATABASE IF EXISTS "${DB_NAME}" WITH (FORCE)`);
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await own?.stop();
 });
 
-function record(sequence: number, decision: 'allow' | 'deny') {
-  return {
-    interception_point: 'pre_tool_call',
-    mode: 'enforce',
-    verdict: decision === 'deny' ? { decision, reason: 'destructive_tool' } : { decision },
-    input_identity: `jcs-sha256:int-${sequence}`,
-    enforced_identity: `jcs-sha256:int-${sequence}`,
-    identity_provider: 'jcs-sha256',
-    session_id: `integrity-${run}`,
-    sequence,
-    timestamp: '2026-12-02T10:00:00.000Z',
-    decided_by: decision === 'deny' ? 0 : null,
-    composition: { profile: 'sequential/first_deny', on_approval: 'stop' },
-    interceptors_registered: 1,
-  };
-}
+const record = (sequence: number, decision: 'allow' | 'deny') =>
+  interceptionRecord(SESSION, sequence, decision);
 
 test('the session page verifies against the signed tree head, then names an altered record', async () => {
   test.setTimeout(120_000);

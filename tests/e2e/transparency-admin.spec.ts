@@ -1,13 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { type BrowserContext, expect, type Page, test } from '@playwright/test';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
-import pg from 'pg';
-import { type Child, E2E_ADMIN, PORT, registerHost, runChild, signIn } from './fixtures';
+import { E2E_ADMIN, PORT, registerHost, signIn } from './fixtures';
+import { interceptionRecord, type OwnServer, sql, startOwnServer } from './own-server';
 
 /**
  * Issue 13 item 4, the admin's side in the browser: witnesses registered on
@@ -24,30 +20,17 @@ import { type Child, E2E_ADMIN, PORT, registerHost, runChild, signIn } from './f
 test.describe.configure({ mode: 'serial' });
 
 const run = Date.now().toString(36);
-const DB_NAME = `checkpoint_e2e_transparency_${run}`;
-const ADMIN_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
-const DB_URL = `postgresql://postgres@127.0.0.1:5432/${DB_NAME}`;
 // PORT + 1 is the stand-in identity provider, PORT + 3 audit-integrity.spec.ts's server.
 const OWN_PORT = PORT + 5;
-const OWN_URL = `http://localhost:${OWN_PORT}`;
-
-async function sql(url: string, query: string, args: unknown[] = []) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(query, args)).rows;
-  } finally {
-    await client.end();
-  }
-}
+const SESSION = `transparency-${run}`;
 
 /** A witness on loopback: acknowledges every head with 200 and keeps what it got. */
 const received: { headers: Record<string, unknown>; body: string }[] = [];
 let witness: Server | null = null;
 let witnessUrl = '';
 
-let server: Child | null = null;
-let dataDir = '';
+let own: OwnServer | null = null;
+let DB_URL = '';
 let context: BrowserContext;
 let page: Page;
 
@@ -66,42 +49,15 @@ test.beforeAll(async ({ browser }) => {
   await new Promise<void>((r) => witness?.listen(0, '127.0.0.1', r));
   witnessUrl = `http://127.0.0.1:${(witness.address() as AddressInfo).port}/tree-heads`;
 
-  await sql(ADMIN_URL, `CREATE DATABASE "${DB_NAME}"`);
-  dataDir = mkdtempSync(path.join(tmpdir(), 'checkpoint-e2e-transparency-'));
-  // The build the shared server made (same NEXT_DIST_DIR): no second build.
-  server = runChild(process.execPath, ['scripts/start.mjs', '--no-build'], {
-    env: {
-      PORT: String(OWN_PORT),
-      DATA_DIR: dataDir,
-      TREE_HEAD_FILE: path.join(dataDir, 'tree-heads.jsonl'),
-      DATABASE_URL: DB_URL,
-      REDIS_URL: 'redis://127.0.0.1:6379/12',
-      // Its own queues, whatever else shares this Redis database.
-      QUEUE_PREFIX: `e2e-transparency-${run}`,
-      ADMIN_EMAIL: E2E_ADMIN.email,
-      ADMIN_PASSWORD: E2E_ADMIN.password,
-      AUTH_SECRET: randomBytes(32).toString('hex'),
-      APP_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      LOG_LEVEL: 'warn',
-      LOG_APPEND_INTERVAL_MS: '200',
-      TREE_HEAD_INTERVAL_MS: '500',
-      // The witness listens on loopback over http (as webhooks.spec.ts's receivers do).
-      WEBHOOKS_ALLOW_HTTP_LOOPBACK: 'true',
-    },
+  own = await startOwnServer(`transparency_${run}`, OWN_PORT, {
+    REDIS_URL: 'redis://127.0.0.1:6379/12',
+    // Its own queues, whatever else shares this Redis database.
+    QUEUE_PREFIX: `e2e-transparency-${run}`,
+    // The witness listens on loopback over http (as webhooks.spec.ts's receivers do).
+    WEBHOOKS_ALLOW_HTTP_LOOPBACK: 'true',
   });
-  await expect
-    .poll(
-      async () => {
-        try {
-          return (await fetch(`${OWN_URL}/api/health`)).status;
-        } catch {
-          return server?.output().slice(-300) ?? 0;
-        }
-      },
-      { timeout: 120_000, intervals: [500] },
-    )
-    .toBe(200);
-  context = await browser.newContext({ baseURL: OWN_URL });
+  DB_URL = own.dbUrl;
+  context = await browser.newContext({ baseURL: own.url });
   page = await context.newPage();
   await signIn(page, E2E_ADMIN.email, E2E_ADMIN.password, '/hosts');
   await expect(page).toHaveURL(/\/hosts$/);
@@ -109,31 +65,12 @@ test.beforeAll(async ({ browser }) => {
 
 test.afterAll(async () => {
   await context?.close();
-  if (server) {
-    server.kill();
-    await server.done;
-  }
+  await own?.stop();
   await new Promise((r) => (witness ? witness.close(r) : r(null)));
-  await sql(ADMIN_URL, `DROP DATABASE IF EXISTS "${DB_NAME}" WITH (FORCE)`);
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-function record(sequence: number, decision: 'allow' | 'deny') {
-  return {
-    interception_point: 'pre_tool_call',
-    mode: 'enforce',
-    verdict: decision === 'deny' ? { decision, reason: 'destructive_tool' } : { decision },
-    input_identity: `jcs-sha256:tr-${sequence}`,
-    enforced_identity: `jcs-sha256:tr-${sequence}`,
-    identity_provider: 'jcs-sha256',
-    session_id: `transparency-${run}`,
-    sequence,
-    timestamp: '2026-12-02T10:00:00.000Z',
-    decided_by: decision === 'deny' ? 0 : null,
-    composition: { profile: 'sequential/first_deny', on_approval: 'stop' },
-    interceptors_registered: 1,
-  };
-}
+const record = (sequence: number, decision: 'allow' | 'deny') =>
+  interceptionRecord(SESSION, sequence, decision);
 
 /** "Verify now" on /status, then reloads until that run (not an earlier one) is shown. */
 async function verifyNow(): Promise<void> {
