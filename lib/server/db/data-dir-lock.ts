@@ -8,6 +8,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   unlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -188,7 +189,22 @@ function sweepLeftovers(file: string) {
     if (!name.startsWith(base) || !(name.endsWith('.tmp') || name.includes('.takeover-'))) continue;
     const leftover = path.join(dir, name);
     const owner = readLockState(leftover)?.owner;
-    if (!owner || !ownerIsAlive(owner, leftover)) rmSync(leftover, { force: true });
+    if (owner ? !ownerIsAlive(owner, leftover) : olderThan(leftover, 2 * CONTENDED_MS)) {
+      rmSync(leftover, { force: true });
+    }
+  }
+}
+
+/**
+ * A file with no readable owner is a starter's temp file between its
+ * creation and its write (not yet a leftover: removing it makes that
+ * starter's link fail) unless it is older than a start can take.
+ */
+function olderThan(file: string, ms: number): boolean {
+  try {
+    return Date.now() - statSync(file).mtimeMs > ms;
+  } catch {
+    return false;
   }
 }
 
