@@ -79,7 +79,13 @@ test("the demo agent's session: search, timeline with chain check, approval link
   await sessionLink.click();
   await expect(page).toHaveURL(new RegExp(`/audit/sessions/.+\\?host=${hostId}$`));
   await expect(page.getByRole('heading', { name: `Session ${sessionId}` })).toBeVisible();
-  await expect(page.getByTestId('chain-status')).toHaveAttribute('data-state', 'ok');
+  // Verified once the appender has logged the last records (about a second after ingest).
+  await expect(async () => {
+    await page.reload();
+    await expect(page.getByTestId('chain-status')).toHaveAttribute('data-state', 'ok', {
+      timeout: 1_000,
+    });
+  }).toPass({ timeout: 30_000 });
   await expect(page.getByTestId('chain-status')).toContainText(
     `Verified against signed tree head #`,
   );

@@ -114,8 +114,17 @@ test('the example host asks for approval; a reviewer approves; the refund runs a
     expect(done.records.sent).toBeGreaterThanOrEqual(4);
 
     // The host's session is in the audit store, the approval linked in its timeline.
-    await page.goto(`/audit/sessions/${done.session}?host=${hostId}`);
-    await expect(page.getByTestId('chain-status')).toHaveAttribute('data-state', 'ok');
+    // Verified against the signed log once the appender has logged the
+    // records (about a second after ingest; until then the page says pending).
+    await expect
+      .poll(
+        async () => {
+          await page.goto(`/audit/sessions/${done.session}?host=${hostId}`);
+          return page.getByTestId('chain-status').getAttribute('data-state');
+        },
+        { timeout: 30_000, intervals: [500, 1_000] },
+      )
+      .toBe('ok');
     await expect(page.getByTestId('timeline-entry')).toHaveCount(done.records.sent);
     await expect(
       page.getByTestId('timeline-entry').filter({ hasText: 'resolved by approval' }),
