@@ -8,7 +8,7 @@ import {
   ExportVerifier,
   type VerifyExportOptions,
 } from './export-verify';
-import { decodeChunk, forEachChunk } from './read-lines';
+import { ChunkBuffers, decodeChunk, forEachChunk } from './read-lines';
 
 /**
  * Verifies an export file (what `agent-hooks audit verify` runs): reads it
@@ -46,6 +46,8 @@ export async function verifyExportFile(
   let pool: Pool | null = null;
   let local: LineChecker | null = null;
   let seq = 0;
+  // Workers hand each chunk's memory back with its result, to be read into again.
+  const buffers = new ChunkBuffers();
   try {
     await forEachChunk(
       path,
@@ -57,7 +59,8 @@ export async function verifyExportFile(
           const end = nl < 0 ? bytes.length : nl;
           const text = decodeChunk(bytes.subarray(0, end));
           const head = verifier.header(text.endsWith('\r') ? text.slice(0, -1) : text);
-          if (workers > 0) pool = new Pool(workers, head, opts.maxFindings ?? 10_000, verifier);
+          if (workers > 0)
+            pool = new Pool(workers, head, opts.maxFindings ?? 10_000, verifier, buffers);
           else local = new LineChecker(head, opts.maxFindings);
           from = nl < 0 ? bytes.length : nl + 1;
           firstLine = 2;
@@ -68,6 +71,7 @@ export async function verifyExportFile(
         else verifier.merge((local as LineChecker).chunk(rest, firstLine));
       },
       opts.chunkBytes,
+      buffers,
     );
     if (pool) await (pool as Pool).drain();
   } catch (error) {
@@ -91,6 +95,8 @@ function unreadable(path: string, error: unknown): ExportInputError {
 
 type Answer = {
   seq: number;
+  /** The chunk's memory, transferred back for reuse. */
+  buffer?: ArrayBuffer;
   result?: ChunkResult;
   error?: { code: string | null; message: string };
 };
@@ -113,6 +119,7 @@ class Pool {
     head: ClaimedHead | null,
     maxFindings: number,
     private readonly verifier: ExportVerifier,
+    private readonly buffers: ChunkBuffers,
   ) {
     this.workers = Array.from({ length: n }, () => {
       const w = new Worker(new URL('./export-worker.mjs', import.meta.url), {
@@ -128,6 +135,7 @@ class Pool {
   }
 
   private answer(a: Answer): void {
+    if (a.buffer) this.buffers.give(a.buffer);
     if (a.error) {
       const e = new Error(a.error.message) as NodeJS.ErrnoException;
       if (a.error.code) e.code = a.error.code;

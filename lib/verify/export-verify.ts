@@ -84,6 +84,58 @@ function lineOf(key: string, c: SessionColumns, i: number): SessionLine {
   };
 }
 
+/**
+ * The first line of every leaf index, for "exported twice". An export lists
+ * its leaves in log order, so they usually arrive ascending: those go into
+ * typed arrays (searched by bisection), anything else into a Map. A Map of
+ * a million entries cost the merge more than everything else it does.
+ */
+class LeafLines {
+  private leaves = new Float64Array(1024);
+  private lines = new Float64Array(1024);
+  private n = 0;
+  private readonly others = new Map<number, number>();
+
+  get size(): number {
+    return this.n + this.others.size;
+  }
+
+  /** The line the leaf was first seen on; this one if it is new (then remembered). */
+  firstLine(leaf: number, line: number): number {
+    const n = this.n;
+    if (n === 0 || leaf > (this.leaves[n - 1] as number)) {
+      // Above every ascending leaf so far, so not among the others either
+      // (each of those was at most the largest ascending leaf when it came).
+      if (n === this.leaves.length) this.grow();
+      this.leaves[n] = leaf;
+      this.lines[n] = line;
+      this.n = n + 1;
+      return line;
+    }
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.leaves[mid] as number) < leaf) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < n && this.leaves[lo] === leaf) return this.lines[lo] as number;
+    const other = this.others.get(leaf);
+    if (other !== undefined) return other;
+    this.others.set(leaf, line);
+    return line;
+  }
+
+  private grow(): void {
+    const leaves = new Float64Array(this.leaves.length * 2);
+    const lines = new Float64Array(this.lines.length * 2);
+    leaves.set(this.leaves);
+    lines.set(this.lines);
+    this.leaves = leaves;
+    this.lines = lines;
+  }
+}
+
 export class ExportVerifier {
   private head: Header | null = null;
   private claimed: TreeHeadClaims | null = null;
@@ -97,7 +149,7 @@ export class ExportVerifier {
   /** Per session (`host\u0000session`), its record lines as parallel arrays (few long-lived objects). */
   private readonly sessions = new Map<string, SessionColumns>();
   /** Leaf index → the line that first exported it. */
-  private readonly leafLines = new Map<number, number>();
+  private readonly leafLines = new LeafLines();
   private readonly duplicates: { index: number; line: number; first: number }[] = [];
   private readonly receipts: PendingReceipt[] = [];
   private readonly maxFindings: number;
@@ -152,9 +204,9 @@ export class ExportVerifier {
     for (const f of r.findings) if (this.findings.length < this.maxFindings) this.findings.push(f);
     for (let i = 0; i < r.leaves.length; i++) {
       const index = r.leaves[i] as number;
-      const first = this.leafLines.get(index);
-      if (first === undefined) this.leafLines.set(index, r.leafLines[i] as number);
-      else this.duplicates.push({ index, line: r.leafLines[i] as number, first });
+      const line = r.leafLines[i] as number;
+      const first = this.leafLines.firstLine(index, line);
+      if (first !== line) this.duplicates.push({ index, line, first });
     }
     const from = r.entries;
     for (let i = 0; i < from.keys.length; i++) {

@@ -18,7 +18,8 @@ port?.on(
   (m: { seq: number; buffer: ArrayBuffer; length: number; firstLine: number }) => {
     try {
       const result = checker.chunk(new Uint8Array(m.buffer, 0, m.length), m.firstLine);
-      port.postMessage({ seq: m.seq, result });
+      // The memory goes back to the reader, which reads the next chunks into it.
+      port.postMessage({ seq: m.seq, result, buffer: m.buffer }, [m.buffer]);
     } catch (error) {
       const e = error as NodeJS.ErrnoException;
       port.postMessage({ seq: m.seq, error: { code: e.code ?? null, message: e.message } });

@@ -7,6 +7,7 @@ import { main } from '@/bin/cli';
 import { assembleRoot, toHex } from '@/lib/proof';
 import { verifyExportFile } from '@/lib/verify/export-file';
 import { TREE_HEAD_TYP } from '@/lib/verify/jws';
+import { ChunkBuffers, forEachChunk } from '@/lib/verify/read-lines';
 import {
   buildExport,
   buildRows,
@@ -428,6 +429,26 @@ describe('audit verify on worker threads', () => {
     );
   });
 
+  it('finds a leaf exported twice when the leaves are not in log order', async () => {
+    // Leaf 5 first, then 0–4 (below it), 6–11, then 3 and 5 again.
+    const lines = [
+      fx.lines[0] as string,
+      fx.lines[6] as string,
+      ...fx.lines.slice(1, 6),
+      ...fx.lines.slice(7, 13),
+      fx.lines[4] as string,
+      fx.lines[6] as string,
+      '{"kind":"end","records":14,"decisions":0}',
+    ];
+    const { one, two } = await both(lines, fx.key);
+    expect(two).toEqual(one);
+    const twice = one.findings.filter((f) => f.detail.includes('exported twice'));
+    expect(twice.map((f) => f.detail.replace(/^line (\d+).*(leaf \d+ .*)$/, '$1: $2'))).toEqual([
+      '14: leaf 3 is exported twice (also on line 6)',
+      '15: leaf 5 is exported twice (also on line 2)',
+    ]);
+  });
+
   it('refuses a file that is not UTF-8 as unreadable input, from a worker too', async () => {
     // Line 2 holds 0xC3 0x28: a lead byte without its continuation.
     const path = file('');
@@ -438,5 +459,36 @@ describe('audit verify on worker threads', () => {
     await expect(
       verifyExportFile(path, { jwks: jwksOf(fx.key), workers: 2, chunkBytes: 1024 }),
     ).rejects.toMatchObject({ code: 'input_unreadable' });
+  });
+});
+
+describe('chunked reading', () => {
+  it('reads every line once, in order, while reusing the chunk buffers', async () => {
+    // Lines of varying length, some longer than a chunk (the buffer grows).
+    const lines = Array.from({ length: 300 }, (_, i) => `${i}:${'x'.repeat((i * 37) % 3000)}`);
+    const path = file(`${lines.join('\n')}\n`);
+    const buffers = new ChunkBuffers();
+    const seen: string[] = [];
+    const memory = new Set<ArrayBuffer>();
+    let chunks = 0;
+    const total = await forEachChunk(
+      path,
+      (bytes, first) => {
+        expect(first).toBe(seen.length + 1);
+        memory.add(bytes.buffer as ArrayBuffer);
+        const text = bytes.toString('latin1');
+        seen.push(...text.slice(0, -1).split('\n'));
+        // Scribble over the chunk: the next chunks must not see it.
+        bytes.fill(0x3f);
+        chunks++;
+      },
+      1024,
+      buffers,
+    );
+    expect(total).toBe(lines.length);
+    expect(seen).toEqual(lines);
+    expect(chunks).toBeGreaterThan(20);
+    // Reused: far fewer distinct buffers than chunks.
+    expect(memory.size).toBeLessThan(chunks / 4);
   });
 });
