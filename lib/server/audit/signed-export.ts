@@ -16,7 +16,12 @@ import {
   headerLine,
   leafLine,
 } from '@/lib/verify/export-format';
-import { decisionLeafObject, leafText, recordLeafObject } from '@/lib/verify/leaf-data';
+import {
+  type DecisionLeafSource,
+  decisionLeafObject,
+  leafText,
+  recordLeafObject,
+} from '@/lib/verify/leaf-data';
 import type { AuditRow } from './rows';
 import { utcTimestamp } from './where';
 
@@ -210,20 +215,7 @@ export async function recordLines(
   return out;
 }
 
-type DecisionRow = {
-  id: string;
-  logIndex: string;
-  ticketId: string;
-  hostId: string;
-  outcome: string;
-  contextIdentity: string | null;
-  decidedByKind: string;
-  userId: string | null;
-  note: string | null;
-  decidedAt: string;
-  verdict: unknown;
-  receipt: string | null;
-};
+type DecisionRow = DecisionLeafSource & { id: string; logIndex: string };
 
 /**
  * Decision lines (with receipts) for the approval tickets the session's
