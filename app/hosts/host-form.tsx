@@ -21,7 +21,16 @@ export type HostFormValues = {
 const TIMEOUT_HINT = 'e.g. 90s, 15m, 2h, 1d or 1h 30m (a bare number is minutes); 10s to 7d.';
 
 /** Registers a host (no hostId) or edits one. */
-export function HostForm({ initial }: { initial: HostFormValues }) {
+/** Example paths and what `$target` is per interception point (lib/server/hosts/redaction-coverage.ts). */
+export type RedactionHelp = { examples: string[]; targets: string };
+
+export function HostForm({
+  initial,
+  redactionHelp,
+}: {
+  initial: HostFormValues;
+  redactionHelp: RedactionHelp;
+}) {
   const editing = Boolean(initial.hostId);
   const [state, action] = useActionState(editing ? updateHostAction : createHostAction, idle);
   // After an error, show what was typed; otherwise the saved values.
@@ -91,10 +100,8 @@ export function HostForm({ initial }: { initial: HostFormValues }) {
         id={`${prefix}-redactionPaths`}
         rows={4}
         mono
-        placeholder={'$target.args.password\n$target.headers["x-api-key"]'}
-        hint={
-          'One $target path per line (§5.2): .name, [0] or ["name"], with names of A-Z, a-z, 0-9, _ and - only. These values are removed before a ticket is stored; reviewers see them as redacted.'
-        }
+        placeholder={redactionHelp.examples.join('\n')}
+        hint={`One $target path per line (§5.2): .name, [0] or ["name"], with names of A-Z, a-z, 0-9, _ and - only. $target is ${redactionHelp.targets}. These values are removed before a ticket is stored; reviewers see them as redacted.`}
         defaultValue={shown('redactionPaths')}
         state={state}
       />

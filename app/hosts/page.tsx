@@ -6,6 +6,7 @@ import { Table, Td, Th } from '@/app/components/table';
 import { requireArea } from '@/lib/server/auth/session';
 import { formatDuration, listHosts } from '@/lib/server/hosts';
 import { HostBadges } from './host-badges';
+import { REDACTION_HELP } from '@/lib/server/hosts/redaction-coverage';
 import { HostForm } from './host-form';
 
 export const metadata: Metadata = { title: 'Hosts' };
@@ -64,6 +65,7 @@ export default async function HostsPage() {
         )}
         <Card title="Register a host">
           <HostForm
+            redactionHelp={REDACTION_HELP}
             initial={{
               name: '',
               description: '',

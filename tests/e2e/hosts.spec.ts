@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import { buildContext } from '@checkpoint/agent-hooks';
 import {
   activateUser,
   E2E_ADMIN,
@@ -58,6 +59,46 @@ test('an admin registers a host, issues a key that is shown once and works, then
   // The key authenticates host requests.
   const auth = { Authorization: `Bearer ${key}` };
   expect((await page.request.get(PROBE, { headers: auth })).status()).toBe(404);
+
+  // Issue 14: at pre_tool_call $target already is the tool's arguments, so the
+  // paths saved above (`$target.args.…`) match nothing and hide nothing. The
+  // ticket says so, with the spelling that would have matched, and so does the host.
+  const hostPage = page.url();
+  const context = buildContext(
+    'pre_tool_call',
+    {
+      spec: 'agent-hooks/0.1',
+      timestamp: new Date().toISOString(),
+      sequence: 1,
+      agent: { id: 'billing-bot' },
+      session: { id: `s-${hostName}` },
+    },
+    { tool_call: { id: 'c1', name: 'pay_invoice', args: { iban: 'DE89-E2E-IBAN', amount: 10 } } },
+  );
+  const asked = await page.request.post('/api/v1/approvals', {
+    headers: auth,
+    data: {
+      context_identity: null,
+      interception_point: 'pre_tool_call',
+      verdict: { decision: 'deny', reason: 'needs_review', approval: {} },
+      context,
+    },
+  });
+  expect(asked.status()).toBe(201);
+  await page.goto(`/approvals/${(await asked.json()).id}`);
+  const notice = page.getByTestId('redaction-miss');
+  await expect(notice).toContainText('$target.args.iban');
+  await expect(notice).toContainText('matched nothing in this request');
+  await expect(notice).toContainText('Did you mean $target.iban?');
+  await page.goto(hostPage);
+  const warning = page.getByTestId('redaction-warnings');
+  await expect(warning).toContainText('2 redaction paths hide nothing');
+  await expect(warning).toContainText('At pre_tool_call, write $target.iban.');
+  // The form's own example is a path that matches a tool call's arguments.
+  await expect(settings.getByLabel('Redaction paths')).toHaveAttribute(
+    'placeholder',
+    /^\$target\.password\n/,
+  );
 
   // Shown once: after a reload only the prefix remains, and the use is recorded.
   await page.reload();

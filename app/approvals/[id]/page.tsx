@@ -17,6 +17,7 @@ import { IdentityBlock } from './identity-block';
 import { ReceiptCard } from './receipt-card';
 import { getInboxTicket } from './ticket';
 import { VerdictDetails } from './verdict-details';
+import { suggestedPath, TARGET_BY_POINT } from '@/lib/server/hosts/redaction-coverage';
 
 export const metadata: Metadata = { title: 'Approval ticket' };
 
@@ -110,6 +111,7 @@ export default async function TicketPage({ params }: { params: Promise<{ id: str
         <div className="space-y-4 lg:col-start-1">
           <VerdictDetails ticket={t} />
           <Card title="Context (as shown to reviewers, after redaction)">
+            <RedactionMissNotice point={t.interceptionPoint} misses={t.redactionMisses} />
             {t.redactedPaths.length > 0 && (
               <p className="mb-2 text-xs text-slate-600">
                 The host redacted{' '}
@@ -144,4 +146,48 @@ function Meta({ label, children }: { label: string; children: React.ReactNode })
 function targetFirst(context: Record<string, unknown>): Record<string, unknown> {
   const { target, ...rest } = context;
   return 'target' in context ? { target, ...rest } : context;
+}
+
+/**
+ * The host's redaction paths that matched nothing in this request: nothing
+ * was hidden for them, so a secret they were meant to hide may be shown
+ * below (issue 14). Names the spelling that would have matched.
+ */
+function RedactionMissNotice({ point, misses }: { point: string; misses: string[] }) {
+  if (misses.length === 0) return null;
+  const target = TARGET_BY_POINT[point];
+  return (
+    <div
+      role="note"
+      data-testid="redaction-miss"
+      className="mb-3 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900"
+    >
+      <p>
+        {misses.length === 1 ? 'The redaction path ' : 'The redaction paths '}
+        {misses.map((m, i) => (
+          <span key={m}>
+            {i > 0 && ', '}
+            <code className="font-mono">{m}</code>
+          </span>
+        ))}{' '}
+        configured for this host matched nothing in this request, so nothing was hidden for{' '}
+        {misses.length === 1 ? 'it' : 'them'}: a value meant to be hidden may be shown below.
+      </p>
+      {target && (
+        <p className="mt-1 text-xs">
+          At <code className="font-mono">{point}</code>, <code className="font-mono">$target</code>{' '}
+          is {target.is}.
+          {misses.map((m) => {
+            const better = suggestedPath(m, point);
+            return better ? (
+              <span key={m}>
+                {' '}
+                Did you mean <code className="font-mono">{better}</code>?
+              </span>
+            ) : null;
+          })}
+        </p>
+      )}
+    </div>
+  );
 }

@@ -8,6 +8,11 @@ import { formatAbsolute } from '@/app/components/time-format';
 import { requireArea } from '@/lib/server/auth/session';
 import { formatDuration, listApiKeys, listHostEvents } from '@/lib/server/hosts';
 import { HostBadges } from '../host-badges';
+import {
+  REDACTION_HELP,
+  type RedactionPathWarning,
+  redactionPathWarnings,
+} from '@/lib/server/hosts/redaction-coverage';
 import { HostForm } from '../host-form';
 import { hostOr404 } from '../host-or-404';
 import { IssueKeyForm, RevokeKeyButton } from './api-keys';
@@ -27,7 +32,11 @@ export default async function HostPage({
   const { id } = await params;
   const { created } = await searchParams;
   const host = await hostOr404(id);
-  const [keys, events] = await Promise.all([listApiKeys(host.id), listHostEvents(host.id)]);
+  const [keys, events, unmatched] = await Promise.all([
+    listApiKeys(host.id),
+    listHostEvents(host.id),
+    redactionPathWarnings(host.id, host.redactionPaths),
+  ]);
   const now = new Date().toISOString();
   const archived = Boolean(host.archivedAt);
   return (
@@ -48,6 +57,7 @@ export default async function HostPage({
         </p>
       )}
       <WebhooksEntry hostId={host.id} />
+      <RedactionWarnings warnings={unmatched} />
       <div className="grid items-start gap-6 lg:grid-cols-[1fr_22rem]">
         <Card title="API keys">
           <div className="space-y-4">
@@ -62,6 +72,7 @@ export default async function HostPage({
         <div className="space-y-6">
           <Card title="Settings">
             <HostForm
+              redactionHelp={REDACTION_HELP}
               initial={{
                 hostId: host.id,
                 name: host.name,
@@ -160,5 +171,41 @@ function Moment({ value, now }: { value: Date; now: string }) {
       <Time value={value.toISOString()} now={now} />
       <div className="text-xs text-slate-500">{formatAbsolute(value)}</div>
     </>
+  );
+}
+
+/** Configured redaction paths that matched nothing in any of the host's recent tickets (issue 14). */
+function RedactionWarnings({ warnings }: { warnings: RedactionPathWarning[] }) {
+  if (warnings.length === 0) return null;
+  return (
+    <div
+      role="alert"
+      data-testid="redaction-warnings"
+      className="mb-4 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900"
+    >
+      <p className="font-medium">
+        {warnings.length === 1
+          ? 'A redaction path hides nothing'
+          : `${warnings.length} redaction paths hide nothing`}
+      </p>
+      <ul className="mt-1 list-disc space-y-1 pl-5">
+        {warnings.map((w) => (
+          <li key={w.path}>
+            <code className="font-mono">{w.path}</code> matched nothing in{' '}
+            {w.tickets === 1 ? 'the last ticket' : `any of the last ${w.tickets} tickets`} (
+            {w.points.map((p) => p.point).join(', ')}): reviewers, the resolver webhook and Slack
+            saw those values in clear.
+            {w.points
+              .filter((p) => p.suggestion)
+              .map((p) => (
+                <span key={p.point}>
+                  {' '}
+                  At {p.point}, write <code className="font-mono">{p.suggestion}</code>.
+                </span>
+              ))}
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }

@@ -246,6 +246,7 @@ async function loadTicket(id: string) {
       verdict: true,
       contextJson: true,
       redactedPaths: true,
+      redactionMisses: true,
       sessionId: true,
       sequence: true,
       agentId: true,

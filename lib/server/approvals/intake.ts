@@ -11,7 +11,11 @@ import { bindContext } from './redact-request';
 import { resolverPhaseEnd } from './resolver-phase';
 import { storedContextText } from './stored-context';
 import { ensureApprovalsRuntime } from './runtime';
+import { moduleLogger } from '../logger';
+import { unmatchedRedactionPaths } from '../hosts/redaction-coverage';
 import { validateApprovalRequest } from './validate-request';
+
+const log = moduleLogger('approvals.intake');
 
 /** The largest request body accepted (§12.3: the engine's context bound, plus the envelope). */
 export const MAX_REQUEST_BYTES = 5 * 1024 * 1024 + 64 * 1024;
@@ -92,6 +96,9 @@ export async function createApprovalTicket(
   });
 
   const ctx = bound.context;
+  // A configured path that reaches nothing in this request hides nothing:
+  // recorded on the ticket (named on its page and the host's), never silent.
+  const redactionMisses = unmatchedRedactionPaths(host.redactionPaths, req.context);
   const toolCall = (ctx as { tool_call?: { name?: unknown } }).tool_call;
   const now = Date.now();
   const expiresAt = new Date(now + (req.timeoutMs ?? host.defaultTimeoutMs));
@@ -140,6 +147,8 @@ export async function createApprovalTicket(
           context: {},
           contextJson,
           redactedPaths: bound.redactedPaths,
+          redactionChecked: host.redactionPaths,
+          redactionMisses,
           sessionId: ctx.session.id,
           sequence:
             Number.isSafeInteger(ctx.sequence) && ctx.sequence <= 2_147_483_647
@@ -172,6 +181,12 @@ export async function createApprovalTicket(
     throw err;
   }
   nudgeRelay();
+  if (redactionMisses.length > 0) {
+    log.warn(
+      { ticketId: ticket.id, hostId, point: ctx.interception_point, paths: redactionMisses },
+      'redaction paths matched nothing in this request: nothing was hidden for them',
+    );
+  }
   publishTicketEvent({
     type: 'created',
     ticketId: ticket.id,

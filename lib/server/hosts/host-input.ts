@@ -117,7 +117,7 @@ export function redactionPathProblem(path: string): string | { canonical: string
   const parsed = parseTransformPath(path);
   if (!parsed.ok) {
     if (parsed.reason === HOST_ERRORS.transformTargetForbidden) {
-      return 'a path must start with $target (e.g. $target.args.password).';
+      return 'a path must start with $target (e.g. $target.password for a tool argument named password).';
     }
     // "transform.path is malformed at offset N: expected …, found … (§5.2 grammar)"
     const detail = parsed.message
