@@ -1,28 +1,26 @@
 import Link from 'next/link';
 import { PageHeader } from '@/app/components/page-header';
 import { RoleBadges } from '@/app/components/role-badges';
-import { AREAS, type Area, areasFor } from '@/lib/server/auth/roles';
+import { ADMIN_SETTINGS, placesFor } from '@/lib/server/auth/roles';
 import { requireUser } from '@/lib/server/auth/session';
 
-/** Areas whose pages exist; each later issue adds its own when it lands. */
-const BUILT: readonly Area[] = ['approvals', 'users'];
-
-const AREA_TEXT: Record<Area, string> = {
-  approvals: 'Decide what your agents asked to do.',
-  audit: 'Search, verify and export what happened.',
-  hosts: 'The agent hosts, their API keys and webhooks.',
-  users: 'Who can sign in, and with which roles.',
+const TEXT: Record<string, string> = {
+  '/approvals': 'Decide what your agents asked to do.',
+  '/audit': 'Search, verify and export what happened.',
+  '/hosts': 'The agent hosts, their API keys and webhooks.',
+  '/users': 'Who can sign in, and with which roles.',
+  ...Object.fromEntries(ADMIN_SETTINGS.map((s) => [s.href, s.text])),
 };
 
 /**
- * The start page: the areas this user may use. (Once every area has its
- * page, this can send each role straight to its first area.)
+ * The start page: every page this user's roles may open (the same list as
+ * the navigation, so nothing is missing and nothing leads to a refusal),
+ * then their profile and the status page.
  */
 export default async function HomePage() {
   const user = await requireUser();
-  const areas = areasFor(user.roles).filter((a) => BUILT.includes(a));
   const links = [
-    ...areas.map((a) => ({ href: AREAS[a].path, label: AREAS[a].label, text: AREA_TEXT[a] })),
+    ...placesFor(user.roles).map((p) => ({ ...p, text: TEXT[p.href] ?? '' })),
     { href: '/profile', label: 'Profile', text: 'Your password and Slack link.' },
     { href: '/status', label: 'Status', text: 'Database, queue and worker health.' },
   ];

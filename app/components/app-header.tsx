@@ -1,26 +1,14 @@
 import Link from 'next/link';
 import { signOutAction } from '@/app/sign-in/actions';
-import { AREAS, areasFor } from '@/lib/server/auth/roles';
+import { placesFor } from '@/lib/server/auth/roles';
 import type { SessionUser } from '@/lib/server/auth/session';
 import { Logo } from './logo';
 import { NavLinks } from './nav-links';
 import { QueueBadge } from './queue-badge';
 
-/** The top bar: product, the areas this user may use, queue health, the user. */
+/** The top bar: product, the pages this user may open, queue health, the user. */
 export function AppHeader({ user }: { user: SessionUser }) {
-  const areaItems = areasFor(user.roles).map((a) => ({
-    href: AREAS[a].path,
-    label: AREAS[a].label,
-  }));
-  // Slack settings and signing keys are admin-only and not areas of their own (app/settings).
-  const items = user.roles.includes('admin')
-    ? [
-        ...areaItems,
-        { href: '/settings/slack', label: 'Slack' },
-        { href: '/settings/signing-keys', label: 'Signing keys' },
-        { href: '/settings/witnesses', label: 'Witnesses' },
-      ]
-    : areaItems;
+  const items = placesFor(user.roles);
   return (
     <header className="bg-slate-900 text-white">
       <div className="mx-auto flex min-h-12 max-w-7xl flex-wrap items-center gap-x-6 gap-y-1 px-4 py-1.5">

@@ -186,6 +186,9 @@ test('redacted values are marked; an auditor reads only; a late decision sees wh
   const admin = await asUser(browser, E2E_ADMIN, ticketPath);
   const reviewer = await asUser(browser, REVIEWER, ticketPath);
   await expect(reviewer.locator('[data-keys="ready"]')).toBeVisible();
+  // Issue 14: the audit browser is linked only for those who may open it.
+  await expect(auditor.getByRole('link', { name: /in the audit browser/ })).toBeVisible();
+  await expect(reviewer.getByRole('link', { name: /in the audit browser/ })).toHaveCount(0);
   await reviewer.keyboard.press('e');
   // A redacted field cannot be picked for an edit.
   await expect(reviewer.getByLabel('Field').locator('option[value="$target.memo"]')).toBeDisabled();
@@ -202,16 +205,13 @@ test('redacted values are marked; an auditor reads only; a late decision sees wh
     'No outside mail during the audit.',
   );
 
-  // The admin's page learns of it live; an approval now comes second: refused, saying who won.
-  await expect(admin.getByTestId('ticket-settled')).toBeVisible();
-  await admin
-    .getByRole('button', { name: /^Approve/ })
-    .first()
-    .click();
-  const alert = admin.locator('[role="alert"][data-code="already_decided"]');
-  await expect(alert).toContainText(`Already decided by ${REVIEWER.email}`);
-  await alert.getByRole('button', { name: 'Reload the ticket' }).click();
-  await expect(admin.getByTestId('decision-summary')).toContainText('Rejected');
+  // The admin's page learns of it live (issue 14): without a reload, the controls
+  // give way to the outcome and who decided, and the countdown is gone.
+  const summary = admin.getByTestId('decision-summary');
+  await expect(summary).toContainText('Rejected');
+  await expect(summary).toContainText(REVIEWER.email);
+  await expect(admin.getByRole('button', { name: /^(Approve|Reject)/ })).toHaveCount(0);
+  await expect(admin.getByTestId('countdown')).toHaveCount(0);
 
   // The waiting host was told no; the tool never ran.
   // The reviewer's deny, not host_error:approval_unresolved: its receipt verified (`require`).

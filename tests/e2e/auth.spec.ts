@@ -68,6 +68,23 @@ test('an admin creates a reviewer and signs out; the reviewer cannot reach Users
   await expect(page).toHaveURL(/\/users$/);
   const nav = page.getByRole('navigation', { name: 'Main' });
   await expect(nav.getByRole('link', { name: 'Users' })).toBeVisible();
+  // Issue 14: an admin's start page offers every area and setting the navigation does.
+  await page.goto('/');
+  for (const name of [
+    'Approvals',
+    'Audit',
+    'Hosts',
+    'Users',
+    'Slack',
+    'Signing keys',
+    'Witnesses',
+    'Profile',
+    'Status',
+  ])
+    await expect(
+      page.getByRole('main').getByRole('link', { name: new RegExp(`^${name}`) }),
+    ).toBeVisible();
+  await page.goto('/users');
   await expect(page.getByTestId('queue-badge')).toBeVisible();
 
   // A too-short password is refused inline, with its stable code, and nothing is created.
@@ -115,6 +132,11 @@ test('an admin creates a reviewer and signs out; the reviewer cannot reach Users
   await expect(reviewerNav.getByRole('link', { name: 'Approvals' })).toBeVisible();
   await expect(reviewerNav.getByRole('link', { name: 'Users' })).toHaveCount(0);
   await expect(reviewerNav.getByRole('link', { name: 'Hosts' })).toHaveCount(0);
+  // Issue 14: the start page lists what the navigation lists, nothing a reviewer cannot open.
+  const start = page.getByRole('main');
+  await expect(start.getByRole('link', { name: /^Approvals/ })).toBeVisible();
+  for (const name of ['Audit', 'Hosts', 'Users', 'Slack', 'Signing keys', 'Witnesses'])
+    await expect(start.getByRole('link', { name: new RegExp(`^${name}`) })).toHaveCount(0);
 
   await page.goto('/users');
   await expect(page.getByRole('heading', { name: "You don't have access" })).toBeVisible();

@@ -70,7 +70,7 @@ test('an admin registers a host, issues a key that is shown once and works, then
       spec: 'agent-hooks/0.1',
       timestamp: new Date().toISOString(),
       sequence: 1,
-      agent: { id: 'billing-bot' },
+      agent: { id: 'billing-bot', framework: 'e2e' },
       session: { id: `s-${hostName}` },
     },
     { tool_call: { id: 'c1', name: 'pay_invoice', args: { iban: 'DE89-E2E-IBAN', amount: 10 } } },
@@ -94,6 +94,28 @@ test('an admin registers a host, issues a key that is shown once and works, then
   const warning = page.getByTestId('redaction-warnings');
   await expect(warning).toContainText('2 redaction paths hide nothing');
   await expect(warning).toContainText('At pre_tool_call, write $target.iban.');
+  // Issue 14: at the deadline the ticket page disables its controls without a
+  // reload, then shows the expiry once it is recorded.
+  const brief = await page.request.post('/api/v1/approvals', {
+    headers: auth,
+    data: {
+      context_identity: null,
+      interception_point: 'pre_tool_call',
+      verdict: { decision: 'deny', reason: 'needs_review', approval: {} },
+      context: { ...context, sequence: 2 },
+      timeout_ms: 10_000,
+    },
+  });
+  expect(brief.status()).toBe(201);
+  await page.goto(`/approvals/${(await brief.json()).id}`);
+  await expect(page.getByRole('button', { name: /^Approve/ }).first()).toBeEnabled();
+  await expect(page.getByTestId('deadline-passed')).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByRole('button', { name: /^Approve/ }).first()).toBeDisabled();
+  await expect(page.getByTestId('decision-summary')).toContainText('Expired at the deadline', {
+    timeout: 30_000,
+  });
+  await page.goto(hostPage);
+
   // The form's own example is a path that matches a tool call's arguments.
   await expect(settings.getByLabel('Redaction paths')).toHaveAttribute(
     'placeholder',

@@ -17,7 +17,34 @@ type Props = {
   redactedPaths: string[];
   /** False for a transform-forbidden point (§4.3): no "approve with edit". */
   editable: boolean;
+  /** The ticket's deadline (ISO 8601): from then on nothing can be decided. */
+  deadline: string;
 };
+
+/**
+ * True from the deadline on, without a reload; then the page is refreshed
+ * every few seconds until the expiry has been recorded and the page shows it.
+ */
+function useDeadlinePassed(deadline: string): boolean {
+  const router = useRouter();
+  const end = Date.parse(deadline);
+  const [passed, setPassed] = useState(false);
+  useEffect(() => {
+    const left = end - Date.now();
+    if (left <= 0) {
+      setPassed(true);
+      return;
+    }
+    const id = setTimeout(() => setPassed(true), Math.min(left, 2 ** 31 - 1));
+    return () => clearTimeout(id);
+  }, [end]);
+  useEffect(() => {
+    if (!passed) return;
+    const id = setInterval(() => router.refresh(), 3000);
+    return () => clearInterval(id);
+  }, [passed, router]);
+  return passed;
+}
 
 /**
  * The decision, always in view: Approve, Approve with edit, Reject. Every
@@ -31,6 +58,7 @@ export function DecisionPanel(props: Props) {
   const reasonRef = useRef<HTMLTextAreaElement>(null);
   // Set once the shortcuts listen (tests and impatient keyboards wait for it).
   const [ready, setReady] = useState(false);
+  const late = useDeadlinePassed(props.deadline);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -38,6 +66,7 @@ export function DecisionPanel(props: Props) {
         if (e.key === 'Escape') setMode('choose');
         return;
       }
+      if (late) return;
       if (e.key === 'a') {
         setMode('choose');
         requestAnimationFrame(() => document.getElementById('approve-button')?.focus());
@@ -52,7 +81,7 @@ export function DecisionPanel(props: Props) {
     window.addEventListener('keydown', onKey);
     setReady(true);
     return () => window.removeEventListener('keydown', onKey);
-  }, [props.editable]);
+  }, [props.editable, late]);
 
   const hidden = (
     <>
@@ -66,6 +95,34 @@ export function DecisionPanel(props: Props) {
   const settled =
     state.status === 'error' &&
     ['already_decided', 'expired', 'not_found'].includes(state.code ?? '');
+
+  if (late && !settled) {
+    return (
+      <div className="space-y-3" data-keys={ready ? 'ready' : undefined}>
+        <p
+          role="alert"
+          data-testid="deadline-passed"
+          className="rounded-md border border-slate-300 bg-slate-50 px-3 py-2 text-sm text-slate-800"
+        >
+          The deadline passed: this ticket can no longer be decided, and the agent is told{' '}
+          <code className="font-mono">unresolved</code>.
+        </p>
+        <div className="flex flex-wrap gap-2" aria-hidden>
+          <button type="button" disabled className={buttonClass('primary')}>
+            Approve
+          </button>
+          {props.editable && (
+            <button type="button" disabled className={buttonClass('secondary')}>
+              Approve with edit…
+            </button>
+          )}
+          <button type="button" disabled className={buttonClass('danger')}>
+            Reject…
+          </button>
+        </div>
+      </div>
+    );
+  }
 
   return (
     <div className="space-y-3" data-keys={ready ? 'ready' : undefined}>

@@ -4,7 +4,14 @@ import { Card } from '@/app/components/page-header';
 import type { InboxTicket } from '@/lib/server/approvals/inbox';
 
 /** The identity the decision binds to, and where the session's records live. */
-export function IdentityBlock({ ticket: t }: { ticket: InboxTicket }) {
+export function IdentityBlock({
+  ticket: t,
+  canAudit,
+}: {
+  ticket: InboxTicket;
+  /** Only auditors and admins open the audit browser: no link that leads to a refusal. */
+  canAudit: boolean;
+}) {
   return (
     <Card title="Identity and session">
       <dl className="space-y-2 text-sm">
@@ -30,12 +37,14 @@ export function IdentityBlock({ ticket: t }: { ticket: InboxTicket }) {
             {t.sequence !== null && (
               <span className="text-xs text-slate-500">sequence {t.sequence}</span>
             )}
-            <Link
-              href={`/audit/sessions/${encodeURIComponent(t.sessionId)}?host=${t.hostId}`}
-              className="text-indigo-700 hover:underline"
-            >
-              The session&apos;s records in the audit browser →
-            </Link>
+            {canAudit && (
+              <Link
+                href={`/audit/sessions/${encodeURIComponent(t.sessionId)}?host=${t.hostId}`}
+                className="text-indigo-700 hover:underline"
+              >
+                The session&apos;s records in the audit browser →
+              </Link>
+            )}
           </dd>
         </div>
         <div>

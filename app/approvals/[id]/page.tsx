@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
+import { ContextTools } from '@/app/components/approvals/context-tools';
 import { Countdown } from '@/app/components/approvals/countdown';
 import { JsonTree } from '@/app/components/approvals/json-tree';
 import { ResolverBadge, ResolverHold } from '@/app/components/approvals/resolver-hold';
@@ -8,8 +9,8 @@ import { TicketStatusBadge } from '@/app/components/approvals/ticket-status';
 import { TicketWatch } from '@/app/components/approvals/ticket-watch';
 import { Card } from '@/app/components/page-header';
 import { Time } from '@/app/components/time';
-import { TRANSFORM_FORBIDDEN_POINTS } from '@checkpoint/agent-hooks';
-import { AREAS, hasAnyRole, Role } from '@/lib/server/auth/roles';
+import { TARGET_LOCATIONS, TRANSFORM_FORBIDDEN_POINTS } from '@checkpoint/agent-hooks';
+import { AREAS, canUseArea, hasAnyRole, Role } from '@/lib/server/auth/roles';
 import { requireUser } from '@/lib/server/auth/session';
 import { DecisionPanel } from './decision-panel';
 import { DecisionSummary } from './decision-summary';
@@ -19,16 +20,32 @@ import { getInboxTicket } from './ticket';
 import { VerdictDetails } from './verdict-details';
 import { suggestedPath, TARGET_BY_POINT } from '@/lib/server/hosts/redaction-coverage';
 
-export const metadata: Metadata = { title: 'Approval ticket' };
+/** The tab says what is asked and where (issue 14): "wire_transfer · payments". */
+export async function generateMetadata({
+  params,
+}: {
+  params: Promise<{ id: string }>;
+}): Promise<Metadata> {
+  const t = await getInboxTicket((await params).id);
+  return { title: t ? `${t.toolName ?? t.interceptionPoint} · ${t.hostName}` : 'Approval ticket' };
+}
 
 /**
  * One ticket: what is asked at a glance, the decision always in view (a
  * sticky column on wide screens, right under the summary on narrow ones),
  * then the evidence, the redacted context and the identity.
  */
-export default async function TicketPage({ params }: { params: Promise<{ id: string }> }) {
+export default async function TicketPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string }>;
+  /** `at` and `from`: which part of a long array or object of the context is shown. */
+  searchParams: Promise<{ at?: string; from?: string }>;
+}) {
   const user = await requireUser(Role.admin, Role.reviewer, Role.auditor);
   const { id } = await params;
+  const { at, from } = await searchParams;
   const t = await getInboxTicket(id);
   if (!t) notFound();
   const now = new Date().toISOString();
@@ -40,6 +57,19 @@ export default async function TicketPage({ params }: { params: Promise<{ id: str
       : null;
   const context = t.context as Record<string, unknown>;
   const title = t.toolName ?? t.interceptionPoint;
+  // The target is shown once (issue 14): above, and not again under its alias (§4.3).
+  const { target: _target, ...rest } = context;
+  const location = TARGET_LOCATIONS[t.interceptionPoint as keyof typeof TARGET_LOCATIONS];
+  const alias = location ? location.join('.') : null;
+  const base = `/approvals/${encodeURIComponent(t.id)}`;
+  const page = {
+    path: at ?? '',
+    from: Number.parseInt(from ?? '0', 10) || 0,
+    href: (path: string, start: number) =>
+      `${base}?${new URLSearchParams({ at: path, from: String(start) })}`,
+  };
+  // Paging inside the full context keeps it open.
+  const fullOpen = at !== undefined && at !== 'target' && !at.startsWith('target');
   const redactedTarget = t.redactedContextPaths
     .filter((p) => p.startsWith('target'))
     .map((p) => `$${p}`);
@@ -92,6 +122,7 @@ export default async function TicketPage({ params }: { params: Promise<{ id: str
                 editable={
                   !(TRANSFORM_FORBIDDEN_POINTS as readonly string[]).includes(t.interceptionPoint)
                 }
+                deadline={t.expiresAt.toISOString()}
               />
             ) : t.status === 'pending' ? (
               <p className="text-sm text-slate-600" data-testid="read-only">
@@ -119,13 +150,34 @@ export default async function TicketPage({ params }: { params: Promise<{ id: str
                 before sending: <code className="font-mono">{t.redactedPaths.join(', ')}</code>.
               </p>
             )}
-            <JsonTree
-              value={targetFirst(context)}
-              highlight={['target']}
-              redacted={t.redactedContextPaths}
-            />
+            <div data-context-scope="ticket">
+              <ContextTools ticketId={t.id} scope="ticket" />
+              <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">
+                Target <span className="font-normal normal-case">(what the decision is about)</span>
+              </h3>
+              <JsonTree
+                value={context.target}
+                rootPath="target"
+                highlight={['target']}
+                redacted={t.redactedContextPaths}
+                page={page}
+              />
+              <details className="mt-3 border-t border-slate-100 pt-2" open={fullOpen}>
+                <summary className="text-sm font-medium text-slate-700">
+                  Full context (the session, agent and everything else the host sent)
+                </summary>
+                <div className="mt-1">
+                  <JsonTree
+                    value={rest}
+                    redacted={t.redactedContextPaths}
+                    elided={alias ? { [alias]: 'the target, shown above' } : {}}
+                    page={page}
+                  />
+                </div>
+              </details>
+            </div>
           </Card>
-          <IdentityBlock ticket={t} />
+          <IdentityBlock ticket={t} canAudit={canUseArea(user.roles, 'audit')} />
           {t.status !== 'pending' && <ReceiptCard ticketId={t.id} />}
         </div>
       </div>
@@ -140,12 +192,6 @@ function Meta({ label, children }: { label: string; children: React.ReactNode })
       <dd className="text-slate-800">{children}</dd>
     </div>
   );
-}
-
-/** The target first: it is what the decision is about; the rest is its setting. */
-function targetFirst(context: Record<string, unknown>): Record<string, unknown> {
-  const { target, ...rest } = context;
-  return 'target' in context ? { target, ...rest } : context;
 }
 
 /**

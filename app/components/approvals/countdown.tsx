@@ -27,9 +27,14 @@ export function Countdown({ deadline, now }: { deadline: string; now: string }) 
   const [current, setCurrent] = useState(() => new Date(now).getTime());
   useEffect(() => {
     setCurrent(Date.now());
-    const id = setInterval(() => setCurrent(Date.now()), 1000);
+    const id = setInterval(() => {
+      const t = Date.now();
+      setCurrent(t);
+      // At the deadline it stops: "deadline passed" does not change any more.
+      if (t >= end) clearInterval(id);
+    }, 1000);
     return () => clearInterval(id);
-  }, []);
+  }, [end]);
   const left = end - current;
   const level = left <= CRITICAL_MS ? 'critical' : left <= URGENT_MS ? 'urgent' : 'calm';
   const style = {

@@ -34,3 +34,17 @@ export async function storedContext(
   });
   return row.context as unknown as AgentContext;
 }
+
+/**
+ * A ticket's context as the exact stored text (the download and copy on the
+ * ticket page), or null when there is no such ticket.
+ */
+export async function storedContextTextOf(ticketId: string): Promise<string | null> {
+  const prisma = await db();
+  const row = await prisma.approvalTicket.findUnique({
+    where: { id: ticketId },
+    select: { contextJson: true, context: true },
+  });
+  if (!row) return null;
+  return row.contextJson ?? JSON.stringify(row.context);
+}

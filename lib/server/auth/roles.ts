@@ -44,6 +44,33 @@ export function areasFor(roles: readonly Role[]): Area[] {
   return (Object.keys(AREAS) as Area[]).filter((a) => canUseArea(roles, a));
 }
 
+/** Admin-only pages that are not areas of their own (app/settings). */
+export const ADMIN_SETTINGS = [
+  {
+    href: '/settings/slack',
+    label: 'Slack',
+    text: 'Connect Slack: channels, buttons, linked users.',
+  },
+  {
+    href: '/settings/signing-keys',
+    label: 'Signing keys',
+    text: 'The keys that sign receipts and tree heads; rotation.',
+  },
+  {
+    href: '/settings/witnesses',
+    label: 'Witnesses',
+    text: 'Who else keeps a copy of every signed tree head.',
+  },
+] as const;
+
+/** The pages a holder of `roles` may open from the navigation and the start page, in nav order. */
+export function placesFor(roles: readonly Role[]): { href: string; label: string }[] {
+  const areas = areasFor(roles).map((a) => ({ href: AREAS[a].path, label: AREAS[a].label }));
+  return roles.includes(Role.admin)
+    ? [...areas, ...ADMIN_SETTINGS.map(({ href, label }) => ({ href, label }))]
+    : areas;
+}
+
 /** Parses a list of role names; unknown names make it null (fail closed). */
 export function parseRoles(values: readonly string[]): Role[] | null {
   const out = new Set<Role>();
