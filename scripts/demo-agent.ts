@@ -114,24 +114,42 @@ const SCRIPT: ScriptedResponse[] = [
     ],
   },
   {
-    content: 'Done: payment handled, old reports kept, summary sent.',
+    // Filled in from what the tools really did (finalWords): never "paid" after a rejection.
+    content: '',
     finish_reason: 'stop',
     tool_calls: [],
   },
 ];
 
+/** What the tools did, for the agent's last words. */
+const done: { paid: string | null; deleted: boolean; mailed: boolean } = {
+  paid: null,
+  deleted: false,
+  mailed: false,
+};
+
+function finalWords(): string {
+  const payment = done.paid ? `payment made (${done.paid})` : 'payment NOT made (not approved)';
+  const reports = done.deleted ? 'old reports deleted' : 'old reports kept';
+  const mail = done.mailed ? 'summary sent' : 'summary NOT sent';
+  return `Done: ${payment}, ${reports}, ${mail}.`;
+}
+
 const TOOLS: Record<string, (args: JsonObject) => { value: string; isError: boolean }> = {
   wire_transfer: (a) => {
     say('tool', `wire_transfer EXECUTED: ${a.amount} ${a.currency} to ${a.to} (${a.reference})`);
     if (a.amount !== 25_000) say('', `  the reviewer edited the amount: 25000 → ${a.amount}`);
+    done.paid = `${a.amount} ${a.currency}`;
     return { value: `transferred ${a.amount} ${a.currency}`, isError: false };
   },
   delete_file: (a) => {
     say('tool', `delete_file EXECUTED on ${a.path} (this should not happen)`);
+    done.deleted = true;
     return { value: 'deleted', isError: false };
   },
   send_email: (a) => {
     say('tool', `send_email EXECUTED to ${a.to}: "${a.body}"`);
+    done.mailed = true;
     return { value: 'sent', isError: false };
   },
 };
@@ -196,7 +214,10 @@ async function main(): Promise<number> {
     },
     toolNames: Object.keys(TOOLS),
     tool: (name) => TOOLS[name],
-    nextResponse: () => responses.shift() ?? null,
+    nextResponse: () => {
+      const next = responses.shift() ?? null;
+      return next && next.finish_reason === 'stop' ? { ...next, content: finalWords() } : next;
+    },
   };
   say('agent', `${setup.input.content}  (app: ${baseUrl})`);
   const run = await referenceHarness.run(setup);

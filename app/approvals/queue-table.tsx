@@ -37,7 +37,11 @@ export function QueueTable({ rows, now }: { rows: InboxRow[]; now: string }) {
                 {t.status === 'pending' && t.resolverUntil && t.resolverUntil > new Date(now) ? (
                   <ResolverBadge until={t.resolverUntil.toISOString()} />
                 ) : t.status === 'pending' ? (
-                  <Countdown deadline={t.expiresAt.toISOString()} now={now} />
+                  <Countdown
+                    deadline={t.expiresAt.toISOString()}
+                    now={now}
+                    created={t.createdAt.toISOString()}
+                  />
                 ) : (
                   <span className="flex flex-col items-start gap-0.5">
                     <TicketStatusBadge status={t.status} />

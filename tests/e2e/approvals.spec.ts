@@ -186,7 +186,10 @@ test('redacted values are marked; an auditor reads only; a late decision sees wh
   const admin = await asUser(browser, E2E_ADMIN, ticketPath);
   const reviewer = await asUser(browser, REVIEWER, ticketPath);
   await expect(reviewer.locator('[data-keys="ready"]')).toBeVisible();
-  // Issue 14: the audit browser is linked only for those who may open it.
+  // Issue 14: a shortcut is not part of a button's name; aria-keyshortcuts says it.
+  const approve = reviewer.getByRole('button', { name: 'Approve', exact: true });
+  await expect(approve).toHaveAttribute('aria-keyshortcuts', 'a');
+  // …and the audit browser is linked only for those who may open it.
   await expect(auditor.getByRole('link', { name: /in the audit browser/ })).toBeVisible();
   await expect(reviewer.getByRole('link', { name: /in the audit browser/ })).toHaveCount(0);
   await reviewer.keyboard.press('e');
@@ -199,7 +202,8 @@ test('redacted values are marked; an auditor reads only; a late decision sees wh
   const reason = reviewer.getByLabel(/Why reject it/);
   await expect(reason).toBeFocused();
   await reason.fill('No outside mail during the audit.');
-  await reviewer.getByRole('button', { name: 'Reject', exact: true }).click();
+  // Ctrl+Enter sends it (issue 14).
+  await reason.press('Control+Enter');
   await expect(reviewer.getByTestId('decision-summary')).toContainText('Rejected');
   await expect(reviewer.getByTestId('decision-summary')).toContainText(
     'No outside mail during the audit.',

@@ -98,9 +98,40 @@ describe('npm run demo:agent against the approval routes', () => {
       expect(output).not.toContain('delete_file EXECUTED');
       expect(output).toContain('The ledger API key is [secret removed]');
       expect(output).not.toMatch(/EXECUTED.*sk_live_/);
+      // Its last words say what really happened (issue 14).
+      expect(output).toContain('Done: payment made (9000 EUR), old reports kept, summary sent.');
       expect(code).toBe(0);
       // One ticket only: the deletion is a plain deny, the email a transform.
       expect(await prisma.approvalTicket.count()).toBe(1);
+    } finally {
+      run.kill();
+    }
+  });
+
+  it('after a rejection the agent does not claim the payment was made (issue 14)', async () => {
+    const host = await hostWithKey('demo-reject');
+    const reviewer = await userWith('ravi@example.com', ['reviewer']);
+    const run = demo({ CHECKPOINT_URL: baseUrl, CHECKPOINT_API_KEY: host.key });
+    try {
+      const prisma = await testDb();
+      let ticket = null;
+      for (let i = 0; i < 400 && !ticket; i++) {
+        ticket = await prisma.approvalTicket.findFirst({
+          where: { status: 'pending', hostId: host.id },
+        });
+        if (!ticket) await new Promise((r) => setTimeout(r, 50));
+      }
+      await decideTicket({
+        ticketId: ticket?.id as string,
+        actor: { kind: 'human', userId: reviewer.id },
+        outcome: 'reject',
+        contextIdentity: ticket?.contextIdentity ?? null,
+        reason: 'Not this month.',
+      });
+      const { output } = await run.done;
+      expect(output).not.toContain('wire_transfer EXECUTED');
+      expect(output).toContain('Done: payment NOT made (not approved)');
+      expect(output).not.toContain('payment made (');
     } finally {
       run.kill();
     }

@@ -149,7 +149,7 @@ export function DecisionPanel(props: Props) {
           <form action={action} aria-label="Approve">
             {hidden}
             <input type="hidden" name="outcome" value="approve" />
-            <SubmitButton id="approve-button" pendingLabel="Approving…">
+            <SubmitButton id="approve-button" pendingLabel="Approving…" aria-keyshortcuts="a">
               Approve <Key k="a" />
             </SubmitButton>
           </form>
@@ -158,6 +158,7 @@ export function DecisionPanel(props: Props) {
               type="button"
               className={buttonClass('secondary')}
               onClick={() => setMode('edit')}
+              aria-keyshortcuts="e"
             >
               Approve with edit… <Key k="e" />
             </button>
@@ -165,6 +166,7 @@ export function DecisionPanel(props: Props) {
           <button
             type="button"
             className={buttonClass('danger')}
+            aria-keyshortcuts="r"
             onClick={() => {
               setMode('reject');
               requestAnimationFrame(() => reasonRef.current?.focus());
@@ -189,6 +191,14 @@ export function DecisionPanel(props: Props) {
             required
             rows={3}
             maxLength={500}
+            aria-keyshortcuts="Control+Enter Meta+Enter"
+            // Ctrl/Cmd+Enter sends the rejection (issue 14), as in most editors.
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+                e.preventDefault();
+                e.currentTarget.form?.requestSubmit();
+              }
+            }}
             className="block w-full rounded-md border border-slate-300 px-2.5 py-1.5 text-sm shadow-sm focus:border-indigo-500"
           />
           <div className="flex gap-2">
@@ -218,9 +228,13 @@ export function DecisionPanel(props: Props) {
   );
 }
 
+/** The shortcut, shown but not part of the button's name (aria-keyshortcuts says it). */
 export function Key({ k }: { k: string }) {
   return (
-    <kbd className="ml-1 rounded border border-current/30 px-1 font-sans text-[10px] opacity-70">
+    <kbd
+      aria-hidden
+      className="ml-1 rounded border border-current/30 px-1 font-sans text-[10px] opacity-70"
+    >
       {k}
     </kbd>
   );

@@ -89,7 +89,13 @@ export default async function TicketPage({
             {heldUntil ? (
               <ResolverBadge until={heldUntil} />
             ) : (
-              t.status === 'pending' && <Countdown deadline={t.expiresAt.toISOString()} now={now} />
+              t.status === 'pending' && (
+                <Countdown
+                  deadline={t.expiresAt.toISOString()}
+                  now={now}
+                  created={t.createdAt.toISOString()}
+                />
+              )
             )}
           </div>
           <dl className="flex flex-wrap gap-x-5 gap-y-1 text-sm text-slate-600">

@@ -3,9 +3,20 @@
 import { useEffect, useState } from 'react';
 import { formatAbsolute } from '../time-format';
 
-/** Below this a pending ticket is flagged amber; below a minute, red. */
+/**
+ * A pending ticket is flagged amber in its last 5 minutes and red in its
+ * last minute, but never for more than its last quarter (amber) or tenth
+ * (red) of its lifetime: a 5-minute ticket is not urgent from birth.
+ */
 export const URGENT_MS = 5 * 60_000;
 const CRITICAL_MS = 60_000;
+
+export function urgency(left: number, lifetime: number | null): 'calm' | 'urgent' | 'critical' {
+  const span = lifetime !== null && lifetime > 0 ? lifetime : Number.POSITIVE_INFINITY;
+  if (left <= Math.min(CRITICAL_MS, span / 10)) return 'critical';
+  if (left <= Math.min(URGENT_MS, span / 4)) return 'urgent';
+  return 'calm';
+}
 
 /** "4:05", "1 h 12 min", "2 d 3 h": precise near the end, calm far from it. */
 export function formatRemaining(ms: number): string {
@@ -22,8 +33,18 @@ export function formatRemaining(ms: number): string {
  * amber in its last minutes and red in its last one. The absolute deadline
  * is the tooltip. The server's `now` makes the first render agree.
  */
-export function Countdown({ deadline, now }: { deadline: string; now: string }) {
+export function Countdown({
+  deadline,
+  now,
+  created,
+}: {
+  deadline: string;
+  now: string;
+  /** When the ticket was created: urgency is relative to its lifetime. */
+  created?: string;
+}) {
   const end = new Date(deadline).getTime();
+  const lifetime = created ? end - new Date(created).getTime() : null;
   const [current, setCurrent] = useState(() => new Date(now).getTime());
   useEffect(() => {
     setCurrent(Date.now());
@@ -36,7 +57,7 @@ export function Countdown({ deadline, now }: { deadline: string; now: string }) 
     return () => clearInterval(id);
   }, [end]);
   const left = end - current;
-  const level = left <= CRITICAL_MS ? 'critical' : left <= URGENT_MS ? 'urgent' : 'calm';
+  const level = urgency(left, lifetime);
   const style = {
     calm: 'text-slate-600',
     urgent: 'bg-amber-50 text-amber-800 ring-1 ring-inset ring-amber-300',
