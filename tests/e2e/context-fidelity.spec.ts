@@ -57,6 +57,8 @@ test('the ticket page shows a "__proto__" member of the context', async ({ page 
   expect(raw.headers()['content-disposition']).toContain('attachment');
   const stored = JSON.parse(await raw.text());
   expect(Object.hasOwn(stored.tool_call.args, '__proto__')).toBe(true);
-  expect(stored.tool_call.args.__proto__.isAdmin).toBe(true);
+  expect(Object.getOwnPropertyDescriptor(stored.tool_call.args, '__proto__')?.value).toEqual({
+    isAdmin: true,
+  });
   await expect(page.locator('[data-path="target.constructor"]')).toContainText('ctor-value');
 });
