@@ -17,6 +17,7 @@ import { HostForm } from '../host-form';
 import { hostOr404 } from '../host-or-404';
 import { IssueKeyForm, RevokeKeyButton } from './api-keys';
 import { ArchiveForm } from './archive-form';
+import { CreatedBanner } from './created-banner';
 import { WebhooksEntry } from './webhooks/webhook-alerts';
 
 export const metadata: Metadata = { title: 'Host' };
@@ -48,14 +49,7 @@ export default async function HostPage({
         {host.description || 'No description.'}
         <HostBadges builtIn={host.builtIn} archived={archived} />
       </DetailHeader>
-      {created === '1' && (
-        <p
-          role="status"
-          className="mb-4 rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-800"
-        >
-          Host registered. Create an API key for it below.
-        </p>
-      )}
+      {created === '1' && <CreatedBanner />}
       <WebhooksEntry hostId={host.id} />
       <RedactionWarnings warnings={unmatched} />
       <div className="grid items-start gap-6 lg:grid-cols-[1fr_22rem]">

@@ -163,3 +163,18 @@ export function guardedLookup(protocol: string, opts: GuardOptions) {
     );
   };
 }
+
+/**
+ * The rule the guard applies, in words, for the URL fields' hints (issue 14:
+ * the hint must say what this deployment allows, not a fixed text).
+ */
+export function describeUrlRule(opts: Pick<GuardOptions, 'allowHttpLoopback' | 'allowList'>) {
+  const scheme = opts.allowHttpLoopback
+    ? 'https, or plain http to a loopback address (WEBHOOKS_ALLOW_HTTP_LOOPBACK is on)'
+    : 'https only';
+  const listed = opts.allowList.hosts.size > 0 || opts.allowList.nets.rules.length > 0;
+  const blocked = opts.allowHttpLoopback
+    ? 'private and metadata addresses are refused'
+    : 'private, loopback and metadata addresses are refused';
+  return `${scheme}; ${blocked}${listed ? ' unless listed in WEBHOOKS_ALLOW_HOSTS' : ''}.`;
+}

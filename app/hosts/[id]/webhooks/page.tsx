@@ -4,6 +4,7 @@ import { Breadcrumb } from '@/app/components/breadcrumb';
 import { Card, PageHeader } from '@/app/components/page-header';
 import { Time } from '@/app/components/time';
 import { requireArea } from '@/lib/server/auth/session';
+import { describeUrlRule, guardOptionsFromConfig } from '@/lib/server/net/ssrf';
 import { TIMEOUT_LIMITS, getHostWebhooks, type WebhookView } from '@/lib/server/webhooks/webhooks';
 import { hostOr404 } from '../../host-or-404';
 import { SelfTestResultView } from './self-test-result';
@@ -120,6 +121,7 @@ function HookPanel({
         url={hook?.url}
         timeoutMs={hook?.timeoutMs}
         maxTimeoutMs={TIMEOUT_LIMITS[kind][1]}
+        urlRule={describeUrlRule(guardOptionsFromConfig())}
       />
       {hook && kind === 'resolver' && (
         <div className="space-y-2">

@@ -25,12 +25,15 @@ export function WebhookForm({
   url,
   timeoutMs,
   maxTimeoutMs,
+  urlRule,
 }: {
   hostId: string;
   kind: Kind;
   url?: string;
   timeoutMs?: number;
   maxTimeoutMs: number;
+  /** What URLs this deployment accepts (describeUrlRule). */
+  urlRule: string;
 }) {
   const [state, action] = useActionState<WebhookFormState, FormData>(saveWebhookAction, idle);
   return (
@@ -49,7 +52,7 @@ export function WebhookForm({
           placeholder="https://agents.example.com/hooks/checkpoint"
           defaultValue={state.values?.url ?? url}
           state={state.status === 'error' ? state : undefined}
-          hint="https only; private, loopback and metadata addresses are refused."
+          hint={urlRule}
         />
         <Field
           label="Timeout (ms)"
