@@ -3,8 +3,10 @@ import { AppError } from '@/lib/server/http/api-error';
 import { type GuardOptions, guardOptionsFromConfig } from '@/lib/server/net/ssrf';
 import {
   readGlobalSlackSettings,
+  resolveDestination,
   saveGlobalSlackSettings,
   saveHostSlackSettings,
+  savedDestinationMessage,
 } from '@/lib/server/slack/settings';
 import { hostWithKey } from './approvals-fixtures';
 import { closeTestDb, testDb, truncateAll } from './helpers/db';
@@ -99,6 +101,47 @@ describe('Slack settings: incoming-webhook URLs pass the SSRF guard at save', ()
     expect(await readGlobalSlackSettings(prisma)).toEqual({
       channel: '#approvals',
       webhookUrl: ok,
+    });
+  });
+});
+
+describe('after saving, the admin is told where tickets go (issue 14)', () => {
+  it('a channel without a bot token posts nothing, and says so', () => {
+    const said = savedDestinationMessage(
+      resolveDestination(
+        { slackChannel: null, slackWebhookUrl: null },
+        {
+          channel: '#approvals',
+          webhookUrl: null,
+        },
+        '',
+      ),
+      true,
+      '',
+    );
+    expect(said.code).toBe('saved_not_posting');
+    expect(said.message).toContain('SLACK_BOT_TOKEN');
+  });
+  it('with a token the channel is named; a webhook is the webhook; nothing is nothing', () => {
+    const global = { channel: '#approvals', webhookUrl: null };
+    const none = { slackChannel: null, slackWebhookUrl: null };
+    expect(
+      savedDestinationMessage(resolveDestination(none, global, 'xoxb-1'), true, 'xoxb-1'),
+    ).toEqual({
+      code: 'saved',
+      message: 'Saved. New tickets are posted to #approvals.',
+    });
+    const hook = { channel: null, webhookUrl: 'https://hooks.slack.com/services/T/B/x' };
+    expect(savedDestinationMessage(resolveDestination(none, hook, ''), false).code).toBe('saved');
+    expect(
+      savedDestinationMessage(
+        resolveDestination(none, { channel: null, webhookUrl: null }, ''),
+        false,
+        '',
+      ),
+    ).toEqual({
+      code: 'saved_not_posting',
+      message: 'Saved. No destination is set, so nothing is posted to Slack.',
     });
   });
 });

@@ -6,7 +6,14 @@ import { requireUser } from '@/lib/server/auth/session';
 import { db } from '@/lib/server/db';
 import { actionErrorState, withOutageState } from '@/lib/server/http/action-state';
 import { revokeSlackLink } from '@/lib/server/slack/link-admin';
-import { saveGlobalSlackSettings, saveHostSlackSettings } from '@/lib/server/slack/settings';
+import {
+  destinationForHost,
+  readGlobalSlackSettings,
+  resolveDestination,
+  saveGlobalSlackSettings,
+  saveHostSlackSettings,
+  savedDestinationMessage,
+} from '@/lib/server/slack/settings';
 import { saveSlackTeamId } from '@/lib/server/slack/team';
 
 // Admin-only, checked here again: a hidden link is not a permission.
@@ -27,19 +34,25 @@ export const saveSlackSettingsAction = withOutageState(async function saveSlackS
   const admin = await requireUser('admin');
   const hostId = String(form.get('hostId') ?? '');
   const values = { channel: String(form.get('channel') ?? '') };
+  let saved: ReturnType<typeof savedDestinationMessage>;
   try {
     const prisma = await db();
-    if (hostId) await saveHostSlackSettings(prisma, hostId, input(form), admin.id);
-    else await saveGlobalSlackSettings(prisma, input(form), admin.id);
+    const given = input(form);
+    if (hostId) await saveHostSlackSettings(prisma, hostId, given, admin.id);
+    else await saveGlobalSlackSettings(prisma, given, admin.id);
+    // Where tickets now go, said plainly (a channel without a bot token posts nothing).
+    const dest = hostId
+      ? await destinationForHost(prisma, hostId)
+      : resolveDestination(
+          { slackChannel: null, slackWebhookUrl: null },
+          await readGlobalSlackSettings(prisma),
+        );
+    saved = savedDestinationMessage(dest, given.channel.trim() !== '');
   } catch (err) {
     return actionErrorState(err, values);
   }
   revalidatePath('/settings/slack');
-  return {
-    status: 'ok',
-    code: 'saved',
-    message: 'Saved. New tickets go to the destination shown.',
-  };
+  return { status: 'ok', ...saved };
 });
 
 /** The workspace whose interactions count; blank forgets it (learned again from the bot token). */

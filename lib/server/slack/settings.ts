@@ -64,6 +64,36 @@ export function resolveDestination(
   return pick(host.slackChannel, host.slackWebhookUrl) ?? pick(global.channel, global.webhookUrl);
 }
 
+/**
+ * What an admin is told after saving a destination (issue 14): where new
+ * tickets now go, or why they go nowhere (a channel without SLACK_BOT_TOKEN
+ * posts nothing; it used to say "Saved" all the same).
+ */
+export function savedDestinationMessage(
+  dest: SlackDestination | null,
+  channelSaved: boolean,
+  botToken = config().SLACK_BOT_TOKEN,
+): { code: 'saved' | 'saved_not_posting'; message: string } {
+  if (dest?.kind === 'bot')
+    return { code: 'saved', message: `Saved. New tickets are posted to ${dest.channel}.` };
+  if (dest?.kind === 'webhook')
+    return {
+      code: 'saved',
+      message: 'Saved. New tickets are posted through the incoming webhook.',
+    };
+  if (channelSaved && !botToken) {
+    return {
+      code: 'saved_not_posting',
+      message:
+        'Saved, but nothing will be posted: a channel needs SLACK_BOT_TOKEN, which is not set. Set it, or add an incoming webhook URL.',
+    };
+  }
+  return {
+    code: 'saved_not_posting',
+    message: 'Saved. No destination is set, so nothing is posted to Slack.',
+  };
+}
+
 export async function destinationForHost(
   db: PrismaClient,
   hostId: string,
