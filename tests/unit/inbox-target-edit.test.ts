@@ -6,6 +6,7 @@ import {
   locationLabel,
   setAt,
   touchesRedacted,
+  typeChange,
 } from '@/app/components/approvals/target-edit';
 import { parseTransformPath } from '@checkpoint/agent-hooks';
 
@@ -77,5 +78,17 @@ describe('approve-with-edit helpers', () => {
       { kind: 'same', text: '  "to": "acme"' },
       { kind: 'same', text: '}' },
     ]);
+  });
+});
+
+describe('typeChange (issue 14: a type change in an edit is never silent)', () => {
+  it('names the change, or null when the type stays', () => {
+    expect(typeChange(25000, '25000')).toBe('number → string');
+    expect(typeChange('a', 1)).toBe('string → number');
+    expect(typeChange(1, 2)).toBeNull();
+    expect(typeChange({ a: 1 }, [1])).toBe('object → array');
+    expect(typeChange(null, 'x')).toBe('null → string');
+    expect(typeChange(true, 'true')).toBe('boolean → string');
+    expect(typeChange(undefined, 'x')).toBeNull();
   });
 });

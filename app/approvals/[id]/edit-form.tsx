@@ -13,6 +13,7 @@ import {
   type Segment,
   setAt,
   touchesRedacted,
+  typeChange,
 } from '@/app/components/approvals/target-edit';
 
 type Props = {
@@ -50,6 +51,13 @@ export function EditForm({ action, hidden, target, redactedPaths, onCancel }: Pr
   const redacted = touchesRedacted(draft.path, redactedPaths);
   const after = parsed.ok ? safeSet(target, draft.segments, parsed.value) : null;
   const unchanged = after !== null && prettyJson(after) === prettyJson(target);
+  // Allowed, but never silent: a number edited into a string may break the tool.
+  const retyped = parsed.ok ? typeChange(getAt(target, draft.segments), parsed.value) : null;
+  const retypedNote = retyped && (
+    <p role="note" data-testid="edit-type-change" className="text-xs text-amber-800">
+      The value changes type ({retyped}): the tool may not accept it. Check this is what you mean.
+    </p>
+  );
   const problem = !parsed.ok
     ? `Not valid JSON: ${parsed.error}`
     : redacted
@@ -73,6 +81,7 @@ export function EditForm({ action, hidden, target, redactedPaths, onCancel }: Pr
           Approve with this change to <code className="font-mono text-xs">{draft.path}</code>?
         </p>
         <Diff before={prettyJson(target)} after={prettyJson(after)} />
+        {retypedNote}
         <div className="flex gap-2">
           <SubmitButton pendingLabel="Approving…" autoFocus>
             Confirm: approve with edit
@@ -156,6 +165,7 @@ export function EditForm({ action, hidden, target, redactedPaths, onCancel }: Pr
       >
         {problem ?? 'Valid JSON. Review the change before approving.'}
       </p>
+      {!problem && retypedNote}
       <div className="flex flex-wrap gap-2">
         <button
           type="button"

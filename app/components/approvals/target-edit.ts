@@ -129,3 +129,23 @@ export function lineDiff(before: string, after: string): DiffLine[] {
 export function prettyJson(value: unknown): string {
   return value === undefined ? '' : JSON.stringify(value, null, 2);
 }
+
+/** The JSON type of a value, as a reviewer reads it. */
+function jsonType(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  return typeof v === 'object' ? 'object' : typeof v;
+}
+
+/**
+ * How an edit changes the type of what it replaces (issue 14: a string typed
+ * where a number was is easy to miss and may break the tool), e.g.
+ * "number → string", or null when the type stays. A new field has no type
+ * before it, so nothing is said.
+ */
+export function typeChange(before: unknown, after: unknown): string | null {
+  if (before === undefined) return null;
+  const from = jsonType(before);
+  const to = jsonType(after);
+  return from === to ? null : `${from} → ${to}`;
+}
