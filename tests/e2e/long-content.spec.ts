@@ -13,9 +13,7 @@ const run = Date.now().toString(36);
 const LONG = `BEGIN-${'x'.repeat(50_000)}-END`;
 const ITEMS = Array.from({ length: 20_000 }, (_, i) => ({ line: i, sku: `SKU-${i}` }));
 
-test('a ticket with a 50 KB string and a 20,000-item array stays usable', async ({
-  browser,
-}) => {
+test('a ticket with a 50 KB string and a 20,000-item array stays usable', async ({ browser }) => {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: BASE_URL });
   const page = await context.newPage();
@@ -69,9 +67,7 @@ test('a ticket with a 50 KB string and a 20,000-item array stays usable', async 
   await expect(page.locator('[data-path="target.items[99]"]')).toBeAttached();
   await expect(page.locator('[data-path="target.items[100]"]')).toHaveCount(0);
   await pager.getByRole('link', { name: 'next 100 →' }).click();
-  await expect(page.locator('[data-pager="target.items"]')).toContainText(
-    'items 100–199 of 20000',
-  );
+  await expect(page.locator('[data-pager="target.items"]')).toContainText('items 100–199 of 20000');
   await expect(page.locator('[data-path="target.items[150]"]')).toContainText('SKU-150');
   await expect(page.locator('[data-path="target.items[99]"]')).toHaveCount(0);
 

@@ -27,7 +27,7 @@ const base = {
   spec: 'agent-hooks/0.1',
   timestamp: '2026-12-02T10:00:00.000Z',
   sequence: 1,
-  agent: { id: 'a' },
+  agent: { id: 'a', framework: 'test' },
   session: { id: 's' },
 };
 
@@ -44,10 +44,13 @@ const typical: Record<string, () => ReturnType<typeof buildContext>> = {
   post_tool_call: () =>
     buildContext('post_tool_call', base, {
       tool_call: { id: 'c1', name: 'oauth', args: {} },
-      tool_result: { value: { access_token: 't' }, error: null },
+      tool_result: { value: { access_token: 't' }, is_error: false },
     }),
   pre_model_call: () =>
-    buildContext('pre_model_call', base, { messages: [{ role: 'user', content: 'secret' }] }),
+    buildContext('pre_model_call', base, {
+      model: { id: 'm' },
+      messages: [{ role: 'user', content: 'secret' }],
+    }),
 };
 
 describe('redaction path examples and suggestions', () => {
