@@ -4,7 +4,16 @@ import type { InboxFilters } from '@/lib/server/approvals/inbox';
 export function queueHref(filters: InboxFilters, change: Partial<InboxFilters> = {}): string {
   const merged = { ...filters, ...change };
   const params = new URLSearchParams();
-  for (const key of ['status', 'host', 'agent', 'point', 'reason', 'session'] as const) {
+  for (const key of [
+    'status',
+    'host',
+    'agent',
+    'point',
+    'reason',
+    'session',
+    'q',
+    'sort',
+  ] as const) {
     const v = merged[key];
     if (v) params.set(key, v);
   }
@@ -14,5 +23,5 @@ export function queueHref(filters: InboxFilters, change: Partial<InboxFilters> =
 }
 
 export function hasFilters(f: InboxFilters): boolean {
-  return Boolean(f.status || f.host || f.agent || f.point || f.reason || f.session);
+  return Boolean(f.status || f.host || f.agent || f.point || f.reason || f.session || f.q);
 }

@@ -99,10 +99,19 @@ test('a demo agent ticket appears live; the reviewer approves it with an edit; t
     await expect(reviewer.getByTestId('count-pending')).toHaveText('2');
     await reviewer.screenshot({ path: `${SCREENSHOTS}/approvals-queue.png` });
 
-    // Filters live in the URL.
-    await reviewer.getByLabel('Reason').fill('amount_over_threshold');
+    // Filters live in the URL, without empty parameters (issue 14).
+    await reviewer.getByLabel('Agent').fill('mail BOT');
     await reviewer.getByRole('button', { name: 'Filter' }).click();
-    await expect(reviewer).toHaveURL(/reason=amount_over_threshold/);
+    await expect(reviewer).toHaveURL(/agent=mail\+BOT/);
+    expect(new URL(reviewer.url()).search).not.toMatch(/=(&|$)/);
+    // The agent filter matches the label the queue shows, in any case.
+    await expect(reviewer.locator('[data-ticket-row]')).toHaveCount(2);
+    await reviewer.getByLabel('Agent').fill('');
+    // The reason matches by its beginning, as in the audit.
+    await reviewer.getByLabel('Reason').fill('amount_over');
+    await reviewer.getByRole('button', { name: 'Filter' }).click();
+    await expect(reviewer).toHaveURL(/reason=amount_over/);
+    await expect(reviewer).not.toHaveURL(/agent=/);
     await expect(reviewer.locator('[data-ticket-row]')).toHaveCount(1);
     await expect(reviewer.locator('[data-live="live"]')).toBeVisible();
 

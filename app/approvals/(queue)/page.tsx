@@ -14,6 +14,7 @@ import {
 } from '@/lib/server/approvals/inbox';
 import { requireUser } from '@/lib/server/auth/session';
 import { ConnectHost } from '../connect-host';
+import { INTERCEPTION_POINTS } from '@checkpoint/agent-hooks';
 import { FiltersForm } from '../filters-form';
 import { hasFilters, queueHref } from '../query';
 import { QueueTable } from '../queue-table';
@@ -47,7 +48,7 @@ export default async function ApprovalsPage({
         }
       />
       <StatusTabs filters={filters} page={page} />
-      <FiltersForm filters={filters} hosts={hosts} />
+      <FiltersForm filters={filters} hosts={hosts} points={INTERCEPTION_POINTS} />
       <LiveQueue
         visibleIds={page.rows.map((r) => r.id)}
         autoRefresh={page.rows.every((r) => r.status !== 'pending')}

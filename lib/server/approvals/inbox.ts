@@ -27,6 +27,13 @@ export const INBOX_PAGE_SIZE = 50;
 export const TICKET_STATUSES = ['pending', 'approved', 'rejected', 'expired'] as const;
 const DECIDED: TicketStatus[] = ['approved', 'rejected', 'expired'];
 
+/**
+ * The queue's filters (issue 14: they match what the screen shows). `agent`
+ * is an agent's id or its label (any case); `session` a session id's
+ * beginning or its label (any case); `reason` a reason's beginning; `q`
+ * free text found in the tool, reason, agent, session or host; `sort` the
+ * order of pending tickets.
+ */
 export type InboxFilters = {
   host?: string;
   agent?: string;
@@ -34,9 +41,15 @@ export type InboxFilters = {
   reason?: string;
   status?: TicketStatus;
   session?: string;
+  q?: string;
+  sort?: InboxSort;
   /** 1-based. */
   page?: number;
 };
+
+/** Pending tickets by soonest deadline (the default), newest or oldest request first. */
+export const INBOX_SORTS = ['deadline', 'newest', 'oldest'] as const;
+export type InboxSort = (typeof INBOX_SORTS)[number];
 
 export type InboxRow = {
   id: string;
@@ -78,6 +91,7 @@ export function parseInboxFilters(
   };
   const status = one('status');
   const point = one('point');
+  const sort = one('sort');
   const page = Number(one('page') ?? '1');
   return {
     host: one('host'),
@@ -88,19 +102,53 @@ export function parseInboxFilters(
       ? (status as TicketStatus)
       : undefined,
     session: one('session'),
+    q: one('q'),
+    sort: (INBOX_SORTS as readonly string[]).includes(sort ?? '') ? (sort as InboxSort) : undefined,
     page: Number.isSafeInteger(page) && page >= 1 ? page : 1,
   };
 }
 
 function whereOf(f: InboxFilters): Prisma.ApprovalTicketWhereInput {
   const where: Prisma.ApprovalTicketWhereInput = {};
+  const all: Prisma.ApprovalTicketWhereInput[] = [];
   if (f.host) where.hostId = uuidOrNil(f.host);
-  if (f.agent) where.agentId = f.agent;
   if (f.point) where.interceptionPoint = f.point;
-  if (f.reason) where.reason = f.reason;
-  if (f.session) where.sessionId = { startsWith: f.session };
+  if (f.reason) where.reason = { startsWith: f.reason };
+  // What the screen shows is the label; the id is what a link or a log carries.
+  if (f.agent)
+    all.push({
+      OR: [{ agentId: f.agent }, { agentLabel: { equals: f.agent, mode: 'insensitive' } }],
+    });
+  if (f.session)
+    all.push({
+      OR: [
+        { sessionId: { startsWith: f.session } },
+        { sessionLabel: { equals: f.session, mode: 'insensitive' } },
+      ],
+    });
+  if (f.q) {
+    const has = { contains: f.q, mode: 'insensitive' } as const;
+    all.push({
+      OR: [
+        { toolName: has },
+        { reason: has },
+        { agentId: has },
+        { agentLabel: has },
+        { sessionId: has },
+        { sessionLabel: has },
+        { host: { name: has } },
+      ],
+    });
+  }
+  if (all.length > 0) where.AND = all;
   return where;
 }
+
+const PENDING_ORDER: Record<InboxSort, Prisma.ApprovalTicketOrderByWithRelationInput[]> = {
+  deadline: [{ expiresAt: 'asc' }, { id: 'asc' }],
+  newest: [{ createdAt: 'desc' }, { id: 'asc' }],
+  oldest: [{ createdAt: 'asc' }, { id: 'asc' }],
+};
 
 const rowSelect = {
   id: true,
@@ -163,7 +211,7 @@ export async function listInboxTickets(filters: InboxFilters): Promise<InboxPage
     rows.push(
       ...(await prisma.approvalTicket.findMany({
         where: { ...base, status: 'pending' },
-        orderBy: [{ expiresAt: 'asc' }, { id: 'asc' }],
+        orderBy: PENDING_ORDER[filters.sort ?? 'deadline'],
         skip: offset,
         take: INBOX_PAGE_SIZE,
         select: rowSelect,
