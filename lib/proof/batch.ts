@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import { hashFromHex, toHex } from './encoding.ts';
 import { isHash, nodeHash } from './hash.ts';
 
@@ -37,7 +38,6 @@ export class InclusionBatchVerifier {
   private readonly parentStart = new Float64Array(64);
   private readonly parentEnd = new Float64Array(64);
   private readonly computed: string[] = new Array(64);
-  private readonly scratch = [this.sibStart, this.sibEnd, this.parentStart, this.parentEnd];
 
   constructor(size: number, root: Uint8Array) {
     this.size = size;
@@ -59,17 +59,60 @@ export class InclusionBatchVerifier {
 
   /**
    * The same with hashes as lowercase hex (64 characters), as an export
-   * carries them; anything else (uppercase, other lengths) fails.
+   * carries them; anything else (uppercase, other lengths) fails. The walk
+   * of `check` written out for strings (an export's every line runs it):
+   * compared elements are compared as they are, and a hashed one is decoded
+   * (strictly) straight into the node's hash input, whose digest comes out
+   * as hex to be compared and remembered.
    */
   verifyHex(leafHash: string, index: number, proof: readonly string[]): boolean {
-    if (!isHexHash(leafHash) || !Array.isArray(proof) || !proof.every(isHexHash)) return false;
-    return this.check(leafHash, null, index, proof, identity, hexEqualsHex, hashFromHex);
+    if (!isHexHash(leafHash) || !Array.isArray(proof)) return false;
+    if (!this.usable || !Number.isSafeInteger(index) || index < 0 || index >= this.size) {
+      return false;
+    }
+    const depth = this.walk(index);
+    if (proof.length !== depth) return false;
+    for (let i = 0; i < depth; i++) if (!isHexHash(proof[i])) return false;
+
+    const { known, sibStart, sibEnd, parentStart, parentEnd, computed } = this;
+    const leafKey = nodeKey(index, index + 1);
+    const leafKnown = known.get(leafKey);
+    if (leafKnown !== undefined && leafKnown !== leafHash) return false;
+    let met = leafKnown !== undefined;
+    let fresh = 0;
+    let cur = leafHash;
+    // The path is stored top-down: level i (from the leaf) is at depth - 1 - i.
+    for (let i = 0, j = depth - 1; i < depth; i++, j--) {
+      if (met) {
+        if (known.get(nodeKey(sibStart[j], sibEnd[j])) !== proof[i]) return false;
+        continue;
+      }
+      const left = sibStart[j] === parentStart[j];
+      if (!decodeHash(proof[i] as string, NODE_INPUT, left ? 1 : 33)) return false;
+      if (!decodeHash(cur, NODE_INPUT, left ? 33 : 1)) return false;
+      cur = hash('sha256', NODE_INPUT, 'hex');
+      computed[i] = cur;
+      fresh = i + 1;
+      const parentKnown = known.get(nodeKey(parentStart[j], parentEnd[j]));
+      if (parentKnown !== undefined) {
+        if (parentKnown !== cur) return false;
+        met = true;
+      }
+    }
+    if (!met) return false;
+    known.set(leafKey, leafHash);
+    for (let i = 0, j = depth - 1; i < fresh; i++, j--) {
+      known.set(nodeKey(sibStart[j], sibEnd[j]), proof[i] as string);
+      if (i < fresh - 1) known.set(nodeKey(parentStart[j], parentEnd[j]), computed[i] as string);
+    }
+    return true;
   }
 
   /**
-   * The walk, over either representation: `hex` gives an element's hex (to
-   * remember), `same` compares it with a remembered hex, `bytes` gives its
-   * bytes (to hash), or null when it is no hash. Compared elements need no
+   * The walk over bytes (`verify`; `verifyHex` is the same walk over
+   * strings): `hex` gives an element's hex (to remember), `same` compares it
+   * with a remembered hex, `bytes` gives its bytes (to hash), or null when it
+   * is no hash. Compared elements need no
    * decoding: equal to a remembered, well-formed hash is well-formed.
    */
   private check<T>(
@@ -94,19 +137,20 @@ export class InclusionBatchVerifier {
     let met = leafKnown !== undefined; // reached a node a verified proof established
     let fresh = 0; // proof steps hashed below the meeting point
     let cur: Uint8Array | null = met ? null : (leafBytes ?? hashFromHex(leafHex));
-    for (let i = 0; i < depth; i++) {
+    // The path is stored top-down: level i (from the leaf) is at depth - 1 - i.
+    for (let i = 0, j = depth - 1; i < depth; i++, j--) {
       if (met) {
-        if (!same(known.get(nodeKey(sibStart[i], sibEnd[i])), proof[i])) return false;
+        if (!same(known.get(nodeKey(sibStart[j], sibEnd[j])), proof[i])) return false;
         continue;
       }
       const sibling = bytes(proof[i]);
       if (cur === null || sibling === null) return false;
       // The sibling is on the left exactly when it starts where the parent does.
-      cur = sibStart[i] === parentStart[i] ? nodeHash(sibling, cur) : nodeHash(cur, sibling);
+      cur = sibStart[j] === parentStart[j] ? nodeHash(sibling, cur) : nodeHash(cur, sibling);
       const curHex = toHex(cur);
       computed[i] = curHex;
       fresh = i + 1;
-      const parentKnown = known.get(nodeKey(parentStart[i], parentEnd[i]));
+      const parentKnown = known.get(nodeKey(parentStart[j], parentEnd[j]));
       if (parentKnown !== undefined) {
         if (parentKnown !== curHex) return false;
         met = true;
@@ -116,22 +160,23 @@ export class InclusionBatchVerifier {
     if (!met) return false;
     // Success: the leaf, the new parents and their siblings become known.
     known.set(leafKey, leafHex);
-    for (let i = 0; i < fresh; i++) {
-      known.set(nodeKey(sibStart[i], sibEnd[i]), hex(proof[i]));
-      if (i < fresh - 1) known.set(nodeKey(parentStart[i], parentEnd[i]), computed[i]);
+    for (let i = 0, j = depth - 1; i < fresh; i++, j--) {
+      known.set(nodeKey(sibStart[j], sibEnd[j]), hex(proof[i]));
+      if (i < fresh - 1) known.set(nodeKey(parentStart[j], parentEnd[j]), computed[i]);
     }
     return true;
   }
 
   /**
    * Fills the scratch arrays with the path of `index` (sibling and parent
-   * ranges, bottom-up) and returns its length, the RFC proof length.
+   * ranges, top-down: the leaf's level last) and returns its length, the RFC
+   * proof length.
    */
   private walk(index: number): number {
     let lo = 0;
     let hi = this.size;
     let depth = 0;
-    // Top-down as the RFC recursion splits; reversed below.
+    // Top-down, as the RFC recursion splits.
     while (hi - lo > 1) {
       const k = splitPoint(hi - lo);
       this.parentStart[depth] = lo;
@@ -146,13 +191,6 @@ export class InclusionBatchVerifier {
         lo += k;
       }
       depth++;
-    }
-    for (const a of this.scratch) {
-      for (let i = 0, j = depth - 1; i < j; i++, j--) {
-        const x = a[i];
-        a[i] = a[j];
-        a[j] = x;
-      }
     }
     return depth;
   }
@@ -170,8 +208,6 @@ export function verifyInclusionBatch(
 
 const identity = <T>(x: T) => x;
 
-const hexEqualsHex = (known: string | undefined, e: string) => known === e;
-
 // Compares without encoding: the comparison above the meeting point is most
 // of the work per record, and an allocation per element would double it.
 const HEX_PAIRS = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
@@ -181,6 +217,32 @@ function hexEqualsBytes(known: string | undefined, e: Uint8Array): boolean {
     const pair = HEX_PAIRS[e[i]];
     if (known.charCodeAt(2 * i) !== pair.charCodeAt(0)) return false;
     if (known.charCodeAt(2 * i + 1) !== pair.charCodeAt(1)) return false;
+  }
+  return true;
+}
+
+/** The hash input of a node: 0x01, then the left and the right child. */
+const NODE_INPUT = Buffer.alloc(65, 1);
+
+const HEX_VALUE = (() => {
+  const t = new Int8Array(128).fill(-1);
+  for (let c = 0; c < 10; c++) t[48 + c] = c;
+  for (let c = 0; c < 6; c++) t[97 + c] = 10 + c;
+  return t;
+})();
+
+/**
+ * Decodes 64 lowercase hex characters into out[at, at + 32); false for any
+ * other character (as `hashFromHex` refuses it), in one pass.
+ */
+function decodeHash(hex: string, out: Uint8Array, at: number): boolean {
+  for (let i = 0; i < 32; i++) {
+    const hi = hex.charCodeAt(2 * i);
+    const lo = hex.charCodeAt(2 * i + 1);
+    const h = hi < 128 ? (HEX_VALUE[hi] as number) : -1;
+    const l = lo < 128 ? (HEX_VALUE[lo] as number) : -1;
+    if ((h | l) < 0) return false;
+    out[at + i] = (h << 4) | l;
   }
   return true;
 }

@@ -121,9 +121,9 @@ class Pool {
     private readonly verifier: ExportVerifier,
     private readonly buffers: ChunkBuffers,
   ) {
-    this.workers = Array.from({ length: n }, () => {
+    this.workers = Array.from({ length: n }, (_, i) => {
       const w = new Worker(new URL('./export-worker.mjs', import.meta.url), {
-        workerData: { head, maxFindings },
+        workerData: { head, maxFindings, stream: i + 1 },
         // Each line leaves a few KB of garbage: a larger young generation lets
         // it die there instead of being promoted and marked again.
         resourceLimits: { maxYoungGenerationSizeMb: 64 },

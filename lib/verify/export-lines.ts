@@ -6,6 +6,7 @@ import { describeRecord } from './export-sessions';
 import { type IntegrityFinding, finding, isFailure } from './findings';
 import { receiptSha256 } from './leaf-data';
 import { DISPLAYED_COLUMNS, displayedColumns } from './record-columns';
+import { type SessionBatch, SessionBatchBuilder } from './session-store';
 
 /**
  * The per-line half of export verification (export-verify.ts holds the
@@ -20,28 +21,6 @@ import { DISPLAYED_COLUMNS, displayedColumns } from './record-columns';
 
 /** The tree head every proof is checked against (the header's claim; its signature is checked once, in the merge). */
 export type ClaimedHead = { size: number; rootHex: string };
-
-/** A record line as the session checks need it. */
-export type SessionLine = {
-  /** `${hostId}\u0000${sessionId}` */
-  key: string;
-  line: number;
-  id: string;
-  sequence: number;
-  chain: string;
-  prev: string | null;
-  leafIndex: number | null;
-};
-
-export type SessionLines = {
-  keys: string[];
-  lines: number[];
-  ids: string[];
-  sequences: number[];
-  chains: string[];
-  prevs: (string | null)[];
-  leafIndexes: (number | null)[];
-};
 
 export type PendingReceipt = {
   line: number;
@@ -64,17 +43,16 @@ export type ChunkResult = {
   findings: IntegrityFinding[];
   /** Failures among the findings, counted even past `maxFindings`. */
   failures: number;
-  /**
-   * The record lines for the session checks, as parallel arrays (one per
-   * SessionLine member): cheaper to pass between threads than objects.
-   */
-  entries: SessionLines;
+  /** The record lines for the session checks (compact: cheap to pass between threads and to keep). */
+  entries: SessionBatch;
   /** Leaf indexes the lines claim (in range), with their lines, for the duplicate check. */
   leaves: number[];
   leafLines: number[];
   receipts: PendingReceipt[];
   end: { line: number; records: unknown; decisions: unknown } | null;
 };
+
+const LOWER_HEX_64 = /^[0-9a-f]{64}$/;
 
 const strict = new TextDecoder('utf-8', { fatal: true });
 const decodeUtf8 = (bytes: Uint8Array) => strict.decode(bytes);
@@ -88,15 +66,7 @@ function emptyResult(firstLine: number): ChunkResult {
     decisions: 0,
     findings: [],
     failures: 0,
-    entries: {
-      keys: [],
-      lines: [],
-      ids: [],
-      sequences: [],
-      chains: [],
-      prevs: [],
-      leafIndexes: [],
-    },
+    entries: EMPTY_BATCH,
     leaves: [],
     leafLines: [],
     receipts: [],
@@ -104,13 +74,21 @@ function emptyResult(firstLine: number): ChunkResult {
   };
 }
 
+const EMPTY_BATCH = new SessionBatchBuilder(-1).build();
+
 export class LineChecker {
   private readonly batch: InclusionBatchVerifier | null;
   private readonly size: number;
 
+  /**
+   * `stream`: distinct per checker whose results one ExportVerifier merges
+   * (the worker threads number theirs), as their session numbering is kept
+   * from chunk to chunk (session-store.ts).
+   */
   constructor(
     head: ClaimedHead | null,
     private readonly maxFindings = 10_000,
+    private readonly stream = 0,
   ) {
     const root = head ? hashFromHex(head.rootHex) : null;
     this.size = head?.size ?? 0;
@@ -118,7 +96,10 @@ export class LineChecker {
   }
 
   /** The chunk's bytes while its lines are checked, when they are ASCII (the line is at lineStart). */
-  private bytes: Uint8Array | null = null;
+  private bytes: Buffer | null = null;
+  /** The record lines of the chunk being checked, for the session checks. */
+  private sessionLines = new SessionBatchBuilder();
+  private readonly sessionKeys = new Map<string, number>();
   private lineStart = 0;
   private lineLength = 0;
 
@@ -135,9 +116,11 @@ export class LineChecker {
    */
   chunk(bytes: Uint8Array, firstLine: number): ChunkResult {
     const acc = emptyResult(firstLine);
+    this.sessionLines = new SessionBatchBuilder(this.stream, this.sessionKeys);
     if (!isAscii(bytes)) {
       this.bytes = null;
       this.lines(decodeUtf8(bytes), firstLine, acc);
+      acc.entries = this.sessionLines.build();
       return acc;
     }
     const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -159,14 +142,17 @@ export class LineChecker {
     } finally {
       this.bytes = null;
     }
+    acc.entries = this.sessionLines.build();
     return acc;
   }
 
   /** The same over text (lines separated by `\n`); leaves are hashed from the text. */
   text(text: string, firstLine: number): ChunkResult {
     const acc = emptyResult(firstLine);
+    this.sessionLines = new SessionBatchBuilder(this.stream, this.sessionKeys);
     this.bytes = null;
     this.lines(text, firstLine, acc);
+    acc.entries = this.sessionLines.build();
     return acc;
   }
 
@@ -333,6 +319,40 @@ export class LineChecker {
     }
   }
 
+  /**
+   * The chain link (hex) of a record whose canonical text is leafText[from,
+   * to): SHA-256(prev || text) (record-columns.ts `chainHashOf`). From ASCII
+   * bytes with a previous link of 64 lowercase hex characters (`prevHex`),
+   * the link is written over the 64 bytes before the record text for the
+   * moment of hashing (as `leafHash` does), so nothing is copied or encoded.
+   */
+  private chainLink(
+    prev: unknown,
+    prevHex: boolean,
+    leafText: string,
+    from: number,
+    to: number,
+  ): string {
+    const bytes = this.bytes;
+    if (bytes === null || (prev !== null && !prevHex) || from < 64) {
+      return hash('sha256', ((prev ?? '') as string) + leafText.slice(from, to), 'hex');
+    }
+    const leafStart = this.lineStart + this.lineLength - 1 - leafText.length;
+    const start = leafStart + from;
+    const end = leafStart + to;
+    if (prev === null) return hash('sha256', bytes.subarray(start, end), 'hex');
+    const saved = this.saved;
+    saved.set(bytes.subarray(start - 64, start));
+    bytes.write(prev as string, start - 64, 64, 'latin1');
+    try {
+      return hash('sha256', bytes.subarray(start - 64, end), 'hex');
+    } finally {
+      bytes.set(saved, start - 64);
+    }
+  }
+
+  private readonly saved = new Uint8Array(64);
+
   private recordLine(
     meta: Record<string, unknown>,
     leaf: Record<string, unknown>,
@@ -364,6 +384,19 @@ export class LineChecker {
     }
     const chain = leaf.chain_hash as string;
     const prev = (leaf.prev_hash ?? null) as string | null;
+    // Host failures are outside every chain; a session's lines are kept for the session checks.
+    const prevHex =
+      sessionId === '' && sequence === -1
+        ? typeof prev === 'string' && LOWER_HEX_64.test(prev)
+        : this.sessionLines.push(
+            `${hostId}\u0000${sessionId}`,
+            line,
+            id,
+            sequence,
+            chain,
+            prev,
+            leafIndex,
+          );
     // The record's canonical text is inside the (authentic, canonical) leaf text: no re-serializing.
     if (authentic) {
       const from = leafText.indexOf(',"record":');
@@ -371,7 +404,7 @@ export class LineChecker {
       if (
         from < 0 ||
         to < from ||
-        hash('sha256', (prev ?? '') + leafText.slice(from + 10, to), 'hex') !== chain
+        this.chainLink(prev, prevHex, leafText, from + 10, to) !== chain
       ) {
         this.report(
           acc,
@@ -384,15 +417,6 @@ export class LineChecker {
         );
       }
     }
-    if (sessionId === '' && sequence === -1) return; // host failures are outside every chain
-    const e = acc.entries;
-    e.keys.push(`${hostId}\u0000${sessionId}`);
-    e.lines.push(line);
-    e.ids.push(id);
-    e.sequences.push(sequence);
-    e.chains.push(chain);
-    e.prevs.push(prev);
-    e.leafIndexes.push(leafIndex);
   }
 
   private decisionLine(

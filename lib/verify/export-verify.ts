@@ -11,11 +11,10 @@ import {
   type ClaimedHead,
   LineChecker,
   type PendingReceipt,
-  type SessionLine,
-  type SessionLines,
 } from './export-lines';
 import { checkCompleteSession, checkDuplicates, describeRecord } from './export-sessions';
 import { type IntegrityFinding, finding, isFailure } from './findings';
+import { SessionStore } from './session-store';
 import {
   RECEIPT_TYP,
   type TreeHeadClaims,
@@ -69,20 +68,6 @@ export type VerifyExportOptions = {
 type Header = Omit<ExportHeader, 'tree_head'> & {
   tree_head: { jws: string } & Record<string, unknown>;
 };
-
-type SessionColumns = Omit<SessionLines, 'keys'>;
-
-function lineOf(key: string, c: SessionColumns, i: number): SessionLine {
-  return {
-    key,
-    line: c.lines[i] as number,
-    id: c.ids[i] as string,
-    sequence: c.sequences[i] as number,
-    chain: c.chains[i] as string,
-    prev: c.prevs[i] as string | null,
-    leafIndex: c.leafIndexes[i] as number | null,
-  };
-}
 
 /**
  * The first line of every leaf index, for "exported twice". An export lists
@@ -146,8 +131,8 @@ export class ExportVerifier {
   private decisions = 0;
   private lastLine = 0;
   private ended: { line: number; records: unknown; decisions: unknown } | null = null;
-  /** Per session (`host\u0000session`), its record lines as parallel arrays (few long-lived objects). */
-  private readonly sessions = new Map<string, SessionColumns>();
+  /** Every session's (`host\u0000session`) record lines, compactly. */
+  private readonly sessions = new SessionStore();
   /** Leaf index → the line that first exported it. */
   private readonly leafLines = new LeafLines();
   private readonly duplicates: { index: number; line: number; first: number }[] = [];
@@ -189,6 +174,7 @@ export class ExportVerifier {
     if (r.lastLine >= r.firstLine) this.lastLine = r.lastLine;
     if (r.firstNonEmpty === null) return;
     if (this.ended) {
+      this.sessions.skip(r.entries);
       this.report(
         finding(
           'forged',
@@ -208,26 +194,7 @@ export class ExportVerifier {
       const first = this.leafLines.firstLine(index, line);
       if (first !== line) this.duplicates.push({ index, line, first });
     }
-    const from = r.entries;
-    for (let i = 0; i < from.keys.length; i++) {
-      const key = from.keys[i] as string;
-      let to = this.sessions.get(key);
-      if (!to) {
-        to = { lines: [], ids: [], sequences: [], chains: [], prevs: [], leafIndexes: [] };
-        this.sessions.set(key, to);
-      }
-      const chain = from.chains[i] as string;
-      let prev = from.prevs[i] as string | null;
-      // One copy of a link the previous line of the session already holds.
-      const before = to.chains[to.chains.length - 1];
-      if (prev !== null && prev === before) prev = before;
-      to.lines.push(from.lines[i] as number);
-      to.ids.push(from.ids[i] as string);
-      to.sequences.push(from.sequences[i] as number);
-      to.chains.push(chain);
-      to.prevs.push(prev);
-      to.leafIndexes.push(from.leafIndexes[i] as number | null);
-    }
+    this.sessions.add(r.entries);
     for (const receipt of r.receipts) this.receipts.push(receipt);
     if (r.end) this.ended = r.end;
   }
@@ -263,14 +230,11 @@ export class ExportVerifier {
   /** A leaf exported twice: named by the line (and, for a record, its id, session and sequence). */
   private checkDuplicates(): void {
     if (this.duplicates.length === 0) return;
-    const byLine = new Map<number, SessionLine>();
-    const lines = new Set(this.duplicates.map((d) => d.line));
-    for (const [key, c] of this.sessions)
-      for (let i = 0; i < c.lines.length; i++)
-        if (lines.has(c.lines[i] as number)) byLine.set(c.lines[i] as number, lineOf(key, c, i));
+    const byLine = this.sessions.onLines(new Set(this.duplicates.map((d) => d.line)));
     for (const d of this.duplicates) {
-      const e = byLine.get(d.line);
-      const [hostId = '', sessionId = ''] = e ? e.key.split('\u0000') : [];
+      const found = byLine.get(d.line);
+      const e = found?.entry;
+      const [hostId = '', sessionId = ''] = found ? found.key.split('\u0000') : [];
       const receipt = e ? undefined : this.receipts.find((r) => r.line === d.line);
       const what = e
         ? describeRecord(e, { hostId, sessionId }, e.sequence)
@@ -412,8 +376,7 @@ export class ExportVerifier {
     for (const s of this.head?.sessions ?? []) {
       complete.set(`${s.host_id}\u0000${s.session_id}`, s.head ?? null);
     }
-    for (const [key, columns] of this.sessions) {
-      const entries = Array.from(columns.lines, (_, i) => lineOf(key, columns, i));
+    for (const [key, entries] of this.sessions.bySession()) {
       const [hostId = '', sessionId = ''] = key.split('\u0000');
       const ref = { hostId, sessionId };
       for (const f of checkDuplicates(ref, entries)) this.report(f);

@@ -9,8 +9,12 @@ import { type ClaimedHead, LineChecker } from './export-lines';
  * next chunk.
  */
 
-const { head, maxFindings } = workerData as { head: ClaimedHead | null; maxFindings: number };
-const checker = new LineChecker(head, maxFindings);
+const { head, maxFindings, stream } = workerData as {
+  head: ClaimedHead | null;
+  maxFindings: number;
+  stream: number;
+};
+const checker = new LineChecker(head, maxFindings, stream);
 const port = parentPort;
 
 port?.on(

@@ -94,6 +94,62 @@ describe('InclusionBatchVerifier', () => {
     );
   });
 
+  it('answers over hex what verifyInclusion answers over the strictly decoded bytes', () => {
+    // Spoils one hex element (the leaf, or a proof element at `at`) in a way
+    // only the text form can be spoiled: case, length, characters, type.
+    const spoil = (x: string, how: number, at: number): unknown => {
+      const i = at % 64;
+      switch (how) {
+        case 0:
+          return x.slice(0, i) + x.charAt(i).toUpperCase() + x.slice(i + 1);
+        case 1:
+          return `${x.slice(0, i)}g${x.slice(i + 1)}`;
+        case 2:
+          return x.slice(0, i) + String.fromCharCode(0x660 + (at % 10)) + x.slice(i + 1);
+        case 3:
+          return x.slice(0, -2);
+        case 4:
+          return `${x}00`;
+        case 5:
+          return null;
+        default:
+          return x.toUpperCase();
+      }
+    };
+    const strict = (x: unknown) => (typeof x === 'string' ? hashFromHex(x) : null);
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 2000 }),
+        fc.array(fc.tuple(fc.nat(), fc.nat(9), fc.nat(6), fc.nat()), { maxLength: 200 }),
+        (n, picks) => {
+          const { leaves, store, root } = buildLog(n);
+          const v = new InclusionBatchVerifier(n, root);
+          for (const [u, what, how, at] of picks) {
+            const index = u % n;
+            let leaf: unknown = toHex(leaves[index]);
+            const proof: unknown[] = assembleInclusion(index, n, store).map(toHex);
+            // Mostly genuine, so later entries meet remembered nodes.
+            if (what === 1) leaf = spoil(leaf as string, how, at);
+            else if (what === 2 && proof.length > 0)
+              proof[at % proof.length] = spoil(proof[at % proof.length] as string, how, at);
+            const bytes = [leaf, ...proof].map(strict);
+            const expected =
+              bytes.every((b) => b !== null) &&
+              verifyInclusion(
+                bytes[0] as Uint8Array,
+                index,
+                n,
+                bytes.slice(1) as Uint8Array[],
+                root,
+              );
+            expect(v.verifyHex(leaf as string, index, proof as string[])).toBe(expected);
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
   it('still fails a tampered element above the point where the path meets a verified node', () => {
     const n = 1000;
     const { leaves, store, root } = buildLog(n);
