@@ -1,4 +1,5 @@
-// `npm run bench:approvals [-- --json] [-- --tickets N --queue N --concurrency C]`
+// `npm run bench:approvals [-- --json] [-- --tickets N --queue N --concurrency C]
+//   [--parked 1000,5000 --burst 1000 --only-parked]`
 //
 // Starts the production server (`next start` from the build in
 // NEXT_DIST_DIR, building it first if missing) on a scratch PostgreSQL
@@ -8,13 +9,20 @@
 //    instance, so the decision reaches the server's long-poll through Redis
 //    pub/sub) → the long-poll GET ?wait=30 answers 200. p50/p99 sequentially,
 //    throughput with C concurrent hosts;
-// 2. the queue page: GET /approvals as a signed-in reviewer with 10,000
+// 2. parked long-polls (bench/approvals-parked.ts), 1,000 then 5,000: the
+//    server's CPU %, resident memory per parked request and the database's
+//    transactions/s while they wait, then decision → answer under a burst
+//    of 1,000 decisions;
+// 3. the queue page: GET /approvals as a signed-in reviewer with 10,000
 //    pending tickets (server-rendered, paginated).
+// The load average is printed with the figures (they move with it).
 import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { parkedPolls } from './approvals-parked';
 import { benchLogger, pct, round, withScratchDatabase } from './support';
 
 const { values } = parseArgs({
@@ -24,6 +32,9 @@ const { values } = parseArgs({
     queue: { type: 'string', default: '10000' },
     concurrency: { type: 'string', default: '8' },
     port: { type: 'string', default: '3917' },
+    parked: { type: 'string', default: '1000,5000' },
+    burst: { type: 'string', default: '1000' },
+    'only-parked': { type: 'boolean', default: false },
   },
 });
 const JSON_ONLY = values.json;
@@ -31,6 +42,18 @@ const TICKETS = Number(values.tickets);
 const QUEUE = Number(values.queue);
 const CONCURRENCY = Number(values.concurrency);
 const PORT = Number(values.port);
+const PARKED = values.parked
+  .split(',')
+  .filter(Boolean)
+  .map((v) => Number(v));
+const BURST = Number(values.burst);
+const ONLY_PARKED = values['only-parked'];
+/** Issue 16 item 5, at 5,000 parked. */
+const PARKED_TARGETS = {
+  parked_cpu_percent: 5,
+  parked_db_transactions_per_s: 10,
+  burst_decision_to_answer_p95_ms: 100,
+};
 const BASE = `http://127.0.0.1:${PORT}`;
 const root = path.resolve(import.meta.dirname, '..');
 const distDir = process.env.NEXT_DIST_DIR || '.next';
@@ -178,26 +201,31 @@ async function run(databaseUrl: string, server: { proc?: ReturnType<typeof spawn
   log('warming up…');
   for (let i = 0; i < 30; i++) await roundTrip();
 
-  log(`${TICKETS} round trips, one at a time…`);
   const latencies: number[] = [];
-  for (let i = 0; i < TICKETS; i++) latencies.push(await roundTrip(true));
-  latencies.sort((a, b) => a - b);
+  let throughput = 0;
+  if (!ONLY_PARKED) {
+    log(`${TICKETS} round trips, one at a time…`);
+    for (let i = 0; i < TICKETS; i++) latencies.push(await roundTrip(true));
+    latencies.sort((a, b) => a - b);
 
-  log(`${TICKETS} round trips, ${CONCURRENCY} hosts at once…`);
-  let left = TICKETS;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (left-- > 0) await roundTrip();
-    }),
-  );
-  const throughput = TICKETS / ((performance.now() - started) / 1000);
+    log(`${TICKETS} round trips, ${CONCURRENCY} hosts at once…`);
+    let left = TICKETS;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (left-- > 0) await roundTrip();
+      }),
+    );
+    throughput = TICKETS / ((performance.now() - started) / 1000);
+  }
 
-  log(`seeding ${QUEUE} pending tickets…`);
-  const now = Date.now();
-  for (let start = 0; start < QUEUE; start += 1000) {
-    await prisma.approvalTicket.createMany({
-      data: Array.from({ length: Math.min(1000, QUEUE - start) }, (_, j) => {
+  const identities = new Map<string, string>();
+  /** `count` pending tickets of the bench host, straight into the database. */
+  async function seedTickets(count: number, label: string, expiresInMs: number) {
+    const now = Date.now();
+    const ids: string[] = [];
+    for (let start = 0; start < count; start += 1000) {
+      const data = Array.from({ length: Math.min(1000, count - start) }, (_, j) => {
         const i = start + j;
         const ctx = buildContext(
           'pre_tool_call',
@@ -205,19 +233,24 @@ async function run(databaseUrl: string, server: { proc?: ReturnType<typeof spawn
             timestamp: new Date(now).toISOString(),
             sequence: i,
             agent: { id: `agent-${i % 7}`, framework: 'bench' },
-            session: { id: `queue-${Math.floor(i / 10)}` },
+            session: { id: `${label}-${Math.floor(i / 10)}` },
           },
           {
             tool_call: {
-              id: `q${i}`,
+              id: `${label}${i}`,
               name: 'wire_transfer',
               args: { to: 'ACME', amount: 10_001 + i },
             },
           },
         );
+        const id = randomUUID();
+        const contextIdentity = jcsSha256.compute(ctx);
+        ids.push(id);
+        identities.set(id, contextIdentity);
         return {
+          id,
           hostId: host.id,
-          contextIdentity: jcsSha256.compute(ctx),
+          contextIdentity,
           identityProvider: 'jcs-sha256',
           interceptionPoint: 'pre_tool_call',
           verdict: { decision: 'deny', reason: 'amount_over_threshold', approval: {} },
@@ -227,11 +260,62 @@ async function run(databaseUrl: string, server: { proc?: ReturnType<typeof spawn
           agentId: ctx.agent.id,
           toolName: 'wire_transfer',
           reason: 'amount_over_threshold',
-          expiresAt: new Date(now + 3_600_000 + i * 1000),
+          expiresAt: new Date(now + expiresInMs + i * 1000),
         };
-      }),
-    });
+      });
+      await prisma.approvalTicket.createMany({ data });
+    }
+    return ids;
   }
+
+  const parked = [];
+  for (const n of PARKED) {
+    parked.push(
+      await parkedPolls(
+        {
+          base: BASE,
+          headers,
+          serverPid: server.proc?.pid as number,
+          databaseName: new URL(databaseUrl).pathname.slice(1),
+          seed: (count) => seedTickets(count, `parked${n}-`, 3_600_000),
+          decide: async (id) => {
+            await decideTicket({
+              ticketId: id,
+              actor: { kind: 'human', userId: reviewer.id },
+              outcome: 'approve',
+              contextIdentity: identities.get(id) as string,
+            });
+          },
+          decidedAt: async (ids) => {
+            const rows = await prisma.approvalTicket.findMany({
+              where: { id: { in: ids } },
+              select: { id: true, decidedAt: true },
+            });
+            return new Map(
+              rows.flatMap((r) => (r.decidedAt ? [[r.id, r.decidedAt.getTime()] as const] : [])),
+            );
+          },
+          burst: BURST,
+          log,
+        },
+        n,
+      ),
+    );
+  }
+
+  if (ONLY_PARKED) {
+    return {
+      only_parked: true as const,
+      parked,
+      load_average: loadavg().map(round),
+      targets: PARKED_TARGETS,
+    };
+  }
+
+  // The parked rounds' undecided tickets: not part of the queue measured below.
+  await prisma.approvalTicket.deleteMany({ where: { status: 'pending' } });
+  log(`seeding ${QUEUE} pending tickets…`);
+  await seedTickets(QUEUE, 'queue', 3_600_000);
   const pendingCount = await prisma.approvalTicket.count({ where: { status: 'pending' } });
 
   const cookieName = 'authjs.session-token';
@@ -261,6 +345,7 @@ async function run(databaseUrl: string, server: { proc?: ReturnType<typeof spawn
   pageTimes.sort((a, b) => a - b);
 
   return {
+    only_parked: false as const,
     tickets: TICKETS,
     round_trip_ms: {
       p50: round(pct(latencies, 50)),
@@ -290,7 +375,14 @@ async function run(databaseUrl: string, server: { proc?: ReturnType<typeof spawn
         last.html.includes(pendingCount.toLocaleString('en-US')) ||
         last.html.includes(String(pendingCount)),
     },
-    targets: { round_trip_p50_ms: 20, round_trip_p99_ms: 100, queue_page_ms: 300 },
+    parked,
+    load_average: loadavg().map(round),
+    targets: {
+      round_trip_p50_ms: 20,
+      round_trip_p99_ms: 100,
+      queue_page_ms: 300,
+      ...PARKED_TARGETS,
+    },
   };
 }
 
@@ -307,10 +399,38 @@ async function waitReady(): Promise<void> {
   throw new Error('the server did not become ready');
 }
 
+type Parked = Awaited<ReturnType<typeof parkedPolls>>;
+
+function printParked(parked: Parked[]): void {
+  for (const p of parked) {
+    const b = p.burst;
+    console.log(
+      `${p.parked} parked long-polls (idle ${p.idle_window_s} s): CPU ${p.cpu_percent} % ` +
+        `(${p.cpu_percent_without_polls} % with none)   ${p.db_transactions_per_s} DB transactions/s ` +
+        `(${p.db_transactions_per_s_without_polls} with none)   ` +
+        `RSS ${p.rss_mib_before} → ${p.rss_mib_parked} MiB (${p.rss_kib_per_parked} KiB per parked)`,
+    );
+    console.log(
+      `  open requests at the window's start/end ${p.open_requests.join('/')}; parked after ${p.parked_after_ms} ms; errors ${JSON.stringify(p.request_errors)}`,
+    );
+    console.log(
+      `  burst of ${b.decisions} decisions (${b.decide_seconds} s): decision → answer ` +
+        `p50 ${b.decision_to_answer_ms.p50} ms   p95 ${b.decision_to_answer_ms.p95} ms   ` +
+        `max ${b.decision_to_answer_ms.max} ms   unanswered ${b.unanswered} ${JSON.stringify(b.unanswered_why)}`,
+    );
+  }
+  console.log(
+    `  (aim at 5,000: CPU ≤ ${PARKED_TARGETS.parked_cpu_percent} %, ≤ ${PARKED_TARGETS.parked_db_transactions_per_s} transactions/s, burst p95 ≤ ${PARKED_TARGETS.burst_decision_to_answer_p95_ms} ms)`,
+  );
+}
+
 main().then(
   (result) => {
     if (JSON_ONLY) {
       console.log(JSON.stringify(result));
+    } else if (result.only_parked) {
+      printParked(result.parked);
+      console.log(`load average ${result.load_average.join(' ')}`);
     } else {
       const r = result;
       console.log(
@@ -329,6 +449,8 @@ main().then(
       console.log(
         `  p50 ${r.queue_page.p50_ms} ms   max ${r.queue_page.max_ms} ms   (${r.queue_page.html_bytes} bytes; must be ≤ 300 ms)`,
       );
+      printParked(r.parked);
+      console.log(`load average ${r.load_average.join(' ')}`);
     }
     process.exit(0);
   },

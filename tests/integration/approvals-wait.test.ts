@@ -161,11 +161,11 @@ describe('waiting for a decision: long-poll, expiry, instances, Redis outages', 
     await other.quit();
     const answer = await waiting;
     expect(answer?.state).toBe('resolved');
-    // Well under any safety re-read (pollIntervalMs in wait.ts): the message woke it.
+    // Well under the 30 s backstop check (waiters.ts): the message woke it.
     expect(Date.now() - started).toBeLessThan(1_500);
   });
 
-  it('with Redis down, waiters fall back to reading the database every second', async () => {
+  it('with Redis down, the batched check (every second) answers waiters', async () => {
     // Nothing listens on port 1: the subscriber never becomes ready.
     await configureTicketEvents({
       redisUrl: 'redis://127.0.0.1:1',

@@ -10,8 +10,8 @@ import { closeRedis, createRedisConnection } from '../queue/connection';
  * this process calls `publishTicketEvent`, which tells local listeners at once
  * and publishes on Redis (`checkpoint:tickets`); the subscriber relays other
  * instances' events to local listeners. Redis is a wake-up signal only: the
- * database holds the truth, and waiters poll it while the subscriber is down
- * (only then: with it up, pub/sub wakes them).
+ * database holds the truth; while the subscriber is down, one batched check
+ * per process (waiters.ts) stands in for the messages.
  */
 
 export type TicketEventType = 'created' | 'decided' | 'expired';
@@ -93,7 +93,7 @@ export function connectTicketEventPublisher(): void {
   ensurePublisher();
 }
 
-/** True while other instances' events reach this process (else waiters poll the database). */
+/** True while other instances' events reach this process (else waiters.ts checks every second). */
 export function ticketEventsLive(): boolean {
   return state.subscriber?.status === 'ready';
 }

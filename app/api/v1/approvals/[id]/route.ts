@@ -24,7 +24,7 @@ export const GET = route({ auth: 'host' }, async ({ req, host, params }) => {
   if (!answer) throw notFound('The approval');
   // A long-poll answer describes this moment: never cached.
   if (answer.state === 'resolved') {
-    const receipt = await receiptOrNull(answer.id, { hostId: host.hostId });
+    const receipt = answer.receipt ?? (await receiptOrNull(answer.id, { hostId: host.hostId }));
     return Response.json(
       { ...answer.resolution, receipt },
       { headers: { 'Cache-Control': 'no-store' } },
