@@ -1,23 +1,21 @@
-import { canonicalJson } from './canonical-json.ts';
-import {
-  IDENTITY_CONDITIONAL,
-  IDENTITY_CORE,
-  identityOfCanonical,
-  type ProjectedField,
-} from './identity.ts';
-import { isPlainObject } from './plain.ts';
-import type { AgentContext } from './types.ts';
-import { isDomainNumber } from './number-domain.ts';
+import { canonicalOrNull, isPlainContainer } from './canonical-fast.ts';
+import { IDENTITY_CONDITIONAL, IDENTITY_CORE, identityOfCanonical } from './identity.ts';
 import { isWellFormed, stringBytes } from './json-strings.ts';
+import { TARGET_LOCATIONS } from './transform.ts';
+import type { AgentContext } from './types.ts';
 import { utf8Length } from './utf8.ts';
 import { scanValue } from './value-domain.ts';
-import type { InterceptionPoint } from './vocabulary.ts';
+import { INTERCEPTION_POINTS, type InterceptionPoint } from './vocabulary.ts';
 
 export interface Digest {
   /** The jcs-sha256 identity (§10.2), byte-identical to `jcsSha256.compute`. */
   identity: string;
-  /** UTF-8 length of the context's JSON text (§12.3). */
-  bytes: number;
+  /**
+   * UTF-8 length of the context's JSON text (§12.3). Counted only when asked
+   * (`measure`) or when the bound is close; null when the text is so far
+   * under the bound that even 3 bytes per UTF-16 unit stays within it.
+   */
+  bytes: number | null;
 }
 
 interface Limits {
@@ -29,149 +27,197 @@ interface Limits {
  * The emission's hot path: the §4.4/§12.3 check of the whole context and the
  * jcs-sha256 identity of its projection, in one pass.
  *
- * `target` aliases a conditional field (§4.3), so the projection holds the
- * largest value twice; the canonical form of a value does not depend on
- * where it sits, so each object is canonicalized once and spliced wherever
- * it appears. The size comes from the same text: canonical JSON and
- * JSON.stringify differ only in member order, never in length, and the
- * members outside the projection are measured on the side.
+ * Each point has a fixed projection layout (§10.2 whitelists, sorted once):
+ * the canonical text is written field by field in that order, with no member
+ * lists and no sorting per emission. `target` aliases a conditional field
+ * (§4.3), so the projection holds the largest value twice; it is
+ * canonicalized once and spliced in both places. The size comes from the
+ * same text: canonical JSON and JSON.stringify differ only in member order,
+ * never in length, and the members outside the projection are measured on
+ * the side.
  *
  * Returns null whenever anything is off (a violation, a missing member, a
- * size breach); the caller then runs the authoritative checks, which say
- * exactly what and where.
+ * size breach, a non-plain object); the caller then runs the authoritative
+ * checks, which say exactly what and where.
  */
-export function digestContext(ctx: AgentContext, limits: Limits): Digest | null {
+export function digestContext(
+  ctx: AgentContext,
+  limits: Limits,
+  opts?: { measure?: boolean },
+): Digest | null {
   try {
-    return digest(ctx, limits);
+    return digest(ctx, limits, opts?.measure === true);
   } catch {
     return null;
   }
 }
 
 const IDENTITY_MAX_DEPTH = 128;
-type Member = [key: string, text: string];
 
+/** One whitelisted member, in canonical order; `prefix` is `{"key":` or `,"key":`. */
+interface Field {
+  key: string;
+  prefix: string;
+  /** Subfields kept (§10.2 nested whitelists), null when the whole value is. */
+  sub: Layout | null;
+  /** Whether this member is `target` or where `target` points (§4.3). */
+  aliased: boolean;
+}
+
+interface Layout {
+  fields: readonly Field[];
+  /** The member names, for telling the others apart. */
+  names: ReadonlySet<string>;
+}
+
+interface PointLayout extends Layout {
+  /** How deep the aliased value sits: 1 for a top-level member, 2 under a nested whitelist. */
+  aliasDepth: number;
+}
+
+let layouts: Map<string, PointLayout> | undefined;
+
+/** The point's layout, built on first use (the package has no import-time work); null if unknown. */
+export function pointLayout(point: unknown): PointLayout | null {
+  if (layouts === undefined) {
+    layouts = new Map();
+    for (const p of INTERCEPTION_POINTS) layouts.set(p, buildPointLayout(p));
+  }
+  return (typeof point === 'string' && layouts.get(point)) || null;
+}
+
+function buildPointLayout(point: InterceptionPoint): PointLayout {
+  const whitelist = { ...IDENTITY_CORE, ...IDENTITY_CONDITIONAL[point] };
+  const [top, nested] = TARGET_LOCATIONS[point];
+  const keys = Object.keys(whitelist).sort();
+  const fields = keys.map((key, i): Field => {
+    const keep = whitelist[key];
+    const aliasedHere = key === top;
+    return {
+      key,
+      prefix: `${i === 0 ? '{' : ','}${JSON.stringify(key)}:`,
+      sub: keep === true ? null : layoutOf(keep, aliasedHere ? nested : undefined),
+      // `target` itself, and the member it aliases when that is a whole value.
+      aliased: key === 'target' || (aliasedHere && nested === undefined),
+    };
+  });
+  return { fields, names: new Set(keys), aliasDepth: nested === undefined ? 1 : 2 };
+}
+
+function layoutOf(keep: readonly string[], aliasedKey: string | undefined): Layout {
+  const keys = [...keep].sort();
+  const fields = keys.map(
+    (key, i): Field => ({
+      key,
+      prefix: `${i === 0 ? '{' : ','}${JSON.stringify(key)}:`,
+      sub: null,
+      aliased: key === aliasedKey,
+    }),
+  );
+  return { fields, names: new Set(keys) };
+}
+
+/** Walks one emission's context against its point's layout. */
 class Digester {
   /** Bytes of the members outside the projection, commas and keys included. */
   extraBytes = 0;
-  private readonly cache = new Map<object, { text: string; depthLeft: number }>();
 
-  constructor(readonly limits: Limits) {}
+  constructor(
+    readonly limits: Limits,
+    /** jcs-sha256 canonicalizes under its own default depth; the context check runs under the host's. */
+    readonly identityDepth: number,
+    readonly target: unknown,
+    readonly targetText: string,
+  ) {}
 
-  canon(value: unknown, depthLeft: number): string {
-    const scalar = scalarText(value);
-    if (scalar !== null) return scalar;
-    const hit = this.cache.get(value as object);
-    if (hit && hit.depthLeft <= depthLeft) return hit.text;
-    const text = canonicalJson(value, { maxDepth: depthLeft });
-    if (typeof value === 'object' && value !== null) this.cache.set(value, { text, depthLeft });
-    return text;
+  /**
+   * The canonical text of an object's whitelisted members, in layout order;
+   * members outside the whitelist are checked and measured. `depth` is the
+   * object's own depth in the context (the context itself is 0).
+   */
+  object(value: unknown, layout: Layout, depth: number): string | null {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+    if (depth >= this.identityDepth || !isPlainContainer(value)) return null;
+    const object = value as Record<string, unknown>;
+    let text = '';
+    for (const field of layout.fields) {
+      const member = object[field.key];
+      if (member === undefined) return null;
+      const memberText =
+        field.sub !== null
+          ? this.object(member, field.sub, depth + 1)
+          : field.aliased && member === this.target
+            ? this.targetText
+            : canonicalOrNull(member, this.identityDepth - depth - 1);
+      if (memberText === null) return null;
+      text += field.prefix + memberText;
+    }
+    if (!this.others(object, layout, depth)) return null;
+    return `${text}}`;
+  }
+
+  /**
+   * Checks and measures the members outside the layout. When the own keys
+   * are exactly the layout's (the usual case) there are none; comparing the
+   * names also proves every whitelisted member read above was an own one.
+   */
+  private others(object: Record<string, unknown>, layout: Layout, depth: number): boolean {
+    const keys = Object.keys(object);
+    let own = 0;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      if (layout.names.has(key)) {
+        own++;
+        continue;
+      }
+      const member = object[key];
+      if (member !== undefined && !this.skip(key, member, this.limits.maxDepth - depth - 1)) {
+        return false;
+      }
+    }
+    return own === layout.fields.length;
   }
 
   /** A member left out of the projection: checked and measured only. */
-  skip(key: string, value: unknown, depthLeft: number): void {
-    if (!isWellFormed(key)) throw new Error('lone surrogate in a key');
+  private skip(key: string, value: unknown, depthLeft: number): boolean {
+    if (!isWellFormed(key)) return false;
     const stats = scanValue(value, depthLeft, { measure: true });
-    if (!stats) throw new Error('outside the domain');
+    if (!stats) return false;
     this.extraBytes += stringBytes(key) + 2 + stats.bytes;
-    if (this.extraBytes > this.limits.maxBytes) throw new Error('too large');
+    return this.extraBytes <= this.limits.maxBytes;
   }
 }
 
-function digest(ctx: AgentContext, limits: Limits): Digest | null {
-  const point = ctx.interception_point as InterceptionPoint;
-  const conditional = IDENTITY_CONDITIONAL[point];
-  // jcs-sha256 canonicalizes under its own default depth; the context check runs under the host's.
+function digest(ctx: AgentContext, limits: Limits, measure: boolean): Digest | null {
+  const layout = pointLayout(ctx.interception_point);
+  if (layout === null) return null;
   const identityDepth = Math.min(IDENTITY_MAX_DEPTH, limits.maxDepth);
-  const d = new Digester(limits);
-  // The aliased target sits one level deeper under tool_call.args / tool_result.value:
-  // canonicalize it under the stricter bound first so both places reuse it.
-  d.canon(
-    ctx.target,
-    identityDepth - (point === 'pre_tool_call' || point === 'post_tool_call' ? 2 : 1),
-  );
-
-  const projected: Member[] = [];
-  for (const key of Object.keys(ctx)) {
-    const value = ctx[key];
-    if (value === undefined) continue;
-    const keep: ProjectedField | undefined = Object.hasOwn(IDENTITY_CORE, key)
-      ? IDENTITY_CORE[key]
-      : Object.hasOwn(conditional, key)
-        ? conditional[key]
-        : undefined;
-    if (keep === undefined) d.skip(key, value, limits.maxDepth - 1);
-    else if (keep === true) projected.push([key, d.canon(value, identityDepth - 1)]);
-    else projected.push([key, subObject(d, value, keep, identityDepth - 2)]);
-  }
-  if (projected.length !== Object.keys(IDENTITY_CORE).length + Object.keys(conditional).length) {
-    return null;
-  }
-  const text = objectText(projected);
-  const bytes = utf8Length(text) + d.extraBytes;
-  if (bytes > limits.maxBytes) return null;
-  return { identity: identityOfCanonical(text), bytes };
-}
-
-/** A whitelisted object (§10.2 nested subfields): projected text; the rest is measured. */
-function subObject(
-  d: Digester,
-  value: unknown,
-  keep: readonly string[],
-  depthLeft: number,
-): string {
-  if (!isPlainObject(value)) throw new Error('not an object');
-  const projected: Member[] = [];
-  for (const key of Object.keys(value)) {
-    const v = value[key];
-    if (v === undefined) continue;
-    if (keep.includes(key)) projected.push([key, d.canon(v, depthLeft)]);
-    else d.skip(key, v, d.limits.maxDepth - 2);
-  }
-  if (projected.length !== keep.length) throw new Error('missing member');
-  return objectText(projected);
+  // The aliased target may sit one level deeper (tool_call.args, tool_result.value):
+  // canonicalize it under the stricter bound so both places can use the one text.
+  const target = ctx.target;
+  const targetText = canonicalOrNull(target, identityDepth - layout.aliasDepth);
+  if (targetText === null) return null;
+  const d = new Digester(limits, identityDepth, target, targetText);
+  const text = d.object(ctx, layout, 0);
+  if (text === null) return null;
+  return withinBound(identityOfCanonical(text), text, d.extraBytes, limits.maxBytes, measure);
 }
 
 /**
- * Scalars in the §4.4 domain serialize the same under JSON.stringify and
- * RFC 8785 (well-formed strings, numbers per Number::toString with -0 as
- * "0"); null means "not a scalar in the domain by value", left to the slow
- * path (which also knows numbers vouched for by the JSON-text funnel).
+ * §12.3 on the context's JSON text: `text.length` UTF-16 units are at least
+ * that many and at most three times that many UTF-8 bytes (a pair is 2 units,
+ * 4 bytes), so the exact count is needed only when those bounds straddle the
+ * limit, or when the caller asks for it.
  */
-function scalarText(value: unknown): string | null {
-  switch (typeof value) {
-    case 'string':
-      return isWellFormed(value) ? JSON.stringify(value) : null;
-    case 'number':
-      return isDomainNumber(value) ? JSON.stringify(value) : null;
-    case 'boolean':
-      return value ? 'true' : 'false';
-    default:
-      return value === null ? 'null' : null;
-  }
-}
-
-/**
- * RFC 8785 object text from canonical member values: sorted by key in UTF-16
- * code units; keys are well-formed, so JSON.stringify gives their RFC 8785 form.
- */
-function objectText(members: Member[]): string {
-  members.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  let out = '{';
-  for (let i = 0; i < members.length; i++) {
-    out += `${i > 0 ? ',' : ''}${quoted(members[i][0])}:${members[i][1]}`;
-  }
-  return `${out}}`;
-}
-
-// Projected keys come from the fixed §10.2 whitelists: quote each once.
-const QUOTED = new Map<string, string>();
-
-function quoted(key: string): string {
-  let q = QUOTED.get(key);
-  if (q === undefined) {
-    q = JSON.stringify(key);
-    if (QUOTED.size < 64) QUOTED.set(key, q);
-  }
-  return q;
+function withinBound(
+  identity: string,
+  text: string,
+  extraBytes: number,
+  maxBytes: number,
+  measure: boolean,
+): Digest | null {
+  if (text.length + extraBytes > maxBytes) return null;
+  if (!measure && text.length * 3 + extraBytes <= maxBytes) return { identity, bytes: null };
+  const bytes = utf8Length(text) + extraBytes;
+  return bytes > maxBytes ? null : { identity, bytes };
 }

@@ -46,30 +46,32 @@ export interface Preempt {
  * One emission (§2): envelope and value-domain checks, identity, dispatch
  * per profile, approval, enforced identity, record. Never throws: every
  * failure is a fail-closed deny with a reserved reason (§6.3, §11).
+ *
+ * Synchronous interceptors give a synchronous result (no promise frame
+ * between the caller and the fold); anything asynchronous gives a promise.
  */
-export async function runEmission(
+export function runEmission(
   raw: unknown,
   s: EmissionSettings,
   preempt?: { before?: Preempt; after?: Preempt },
-): Promise<EmissionResult> {
+): EmissionResult | Promise<EmissionResult> {
+  // Only a context that fights back fails here (a throwing getter, a revoked proxy):
+  // it could not be processed, so it is refused like any unconstructible context.
+  const unreadable = () =>
+    rejectedResult(raw, s, hostDeny(HOST_ERRORS.contextInvalid, 'the context could not be read'));
   try {
-    return await emission(raw, s, preempt);
+    const result = emission(raw, s, preempt);
+    return result instanceof Promise ? result.catch(unreadable) : result;
   } catch {
-    // Only a context that fights back gets here (a throwing getter, a revoked proxy):
-    // it could not be processed, so it is refused like any unconstructible context.
-    return rejectedResult(
-      raw,
-      s,
-      hostDeny(HOST_ERRORS.contextInvalid, 'the context could not be read'),
-    );
+    return unreadable();
   }
 }
 
-async function emission(
+function emission(
   raw: unknown,
   s: EmissionSettings,
   preempt?: { before?: Preempt; after?: Preempt },
-): Promise<EmissionResult> {
+): EmissionResult | Promise<EmissionResult> {
   const rejected = (reason: HostErrorReason, message: string) =>
     rejectedResult(raw, s, hostDeny(reason, message));
   if (preempt?.before) return rejected(preempt.before.reason, preempt.before.message);
@@ -81,21 +83,32 @@ async function emission(
     return rejected(HOST_ERRORS.contextInvalid, inputIdentity.message);
 
   const enforce = s.mode === 'enforce';
-  let composed: Composed;
-  let dispatched = false;
   if (preempt?.after) {
-    composed = synthesized(ctx, s, hostDeny(preempt.after.reason, preempt.after.message));
-  } else if (s.interceptors.length === 0) {
+    const after = hostDeny(preempt.after.reason, preempt.after.message);
+    return outcome(ctx, s, inputIdentity, synthesized(ctx, s, after), false);
+  }
+  if (s.interceptors.length === 0) {
     // §7: profile-independent; a passthrough is an explicit allow-all interceptor.
     // In evaluate_only the record still shows this real combined verdict while
     // the action proceeds (§8), so an empty shadow deployment never looks all-allow.
     const none = hostDeny(HOST_ERRORS.noInterceptor, 'no interceptor is registered');
-    composed = synthesized(ctx, s, none);
-  } else {
-    composed = await compose(ctx, inputIdentity, s, enforce);
-    dispatched = true;
+    return outcome(ctx, s, inputIdentity, synthesized(ctx, s, none), false);
   }
+  const composed = compose(ctx, inputIdentity, s, enforce);
+  return composed instanceof Promise
+    ? composed.then((c) => outcome(ctx, s, inputIdentity, c, true))
+    : outcome(ctx, s, inputIdentity, composed, true);
+}
 
+/** The combined verdict, the enforced identity and the record of a composed emission. */
+function outcome(
+  ctx: AgentContext,
+  s: EmissionSettings,
+  inputIdentity: string | null,
+  composed: Composed,
+  dispatched: boolean,
+): EmissionResult {
+  const enforce = s.mode === 'enforce';
   const { winner, decidedBy, enforcedIdentity } = dispatched
     ? enforcedOutcome(ctx, composed, inputIdentity, s)
     : { winner: composed.winner, decidedBy: null, enforcedIdentity: inputIdentity };
@@ -148,12 +161,12 @@ function enforcedOutcome(
   return { winner, decidedBy, enforcedIdentity: after };
 }
 
-async function compose(
+function compose(
   ctx: AgentContext,
   inputIdentity: string | null,
   s: EmissionSettings,
   enforce: boolean,
-): Promise<Composed> {
+): Composed | Promise<Composed> {
   const seam = s.seam;
   const canConsult = enforce && seam !== null && ctx.interception_point !== 'agent_shutdown';
   const env: ComposeEnv = {

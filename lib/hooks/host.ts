@@ -114,11 +114,23 @@ export class Host {
    * full §4 validation, identity, dispatch and record, but no session
    * ordering. Hosts running an agent loop use `session()`.
    */
-  async evaluate(context: unknown, policy: PolicyOptions = {}): Promise<EmissionResult> {
-    checkPolicy(policy, 'evaluate');
-    const point = (context as { interception_point?: unknown } | null)?.interception_point;
-    const settings = this.settingsFor(isInterceptionPoint(point) ? point : 'input', policy);
-    const result = await runEmission(context, settings);
+  evaluate(context: unknown, policy: PolicyOptions = {}): Promise<EmissionResult> {
+    let result: EmissionResult | Promise<EmissionResult>;
+    try {
+      checkPolicy(policy, 'evaluate');
+      const point = (context as { interception_point?: unknown } | null)?.interception_point;
+      const settings = this.settingsFor(isInterceptionPoint(point) ? point : 'input', policy);
+      result = runEmission(context, settings);
+    } catch (error) {
+      // A bad policy rejects the promise, as it always has; it never throws synchronously.
+      return Promise.reject(error);
+    }
+    // Synchronous interceptors: one resolved promise, no async frames in between.
+    if (result instanceof Promise) return result.then((r) => this.published(r));
+    return Promise.resolve(this.published(result));
+  }
+
+  private published(result: EmissionResult): EmissionResult {
     this.publish(result.record);
     return result;
   }
