@@ -2,6 +2,7 @@ import 'server-only';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { config } from '@/lib/server/config';
 import {
+  type DbDriver,
   type DbHandle,
   type DbTarget,
   describeTarget,
@@ -49,6 +50,11 @@ function handle(): Promise<DbHandle> {
 
 export async function db(): Promise<PrismaClient> {
   return (await handle()).client;
+}
+
+/** The driver under db()'s client (the same pool or embedded database), for sql-transaction.ts. */
+export async function dbDriver(): Promise<DbDriver> {
+  return (await handle()).driver;
 }
 
 /** Disconnects and, on PGlite, closes the database and releases its directory lock. */

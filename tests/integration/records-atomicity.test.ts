@@ -93,7 +93,7 @@ describe('a batch is all or nothing', () => {
     const sleeping = async () => {
       const rows = await prisma.$queryRawUnsafe<{ n: number }[]>(
         `SELECT count(*)::int AS n FROM pg_stat_activity
-         WHERE datname = current_database() AND query LIKE '%INSERT INTO "InterceptionRecord"%'
+         WHERE datname = current_database() AND query LIKE '%COPY "InterceptionRecord"%'
            AND pid <> pg_backend_pid()`,
       );
       return rows[0].n > 0;

@@ -2,7 +2,13 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bulkRows, syntheticSession } from '@/lib/server/records/bulk-rows';
-import { multiRowInsert, RECORD_COLUMNS, unnestInsert } from '@/lib/server/records/columns';
+import {
+  COPY_RECORDS_SQL,
+  copyChunks,
+  multiRowInsert,
+  RECORD_COLUMNS,
+  unnestInsert,
+} from '@/lib/server/records/columns';
 import { toHex } from '@/lib/proof';
 import {
   isSealV2,
@@ -72,11 +78,47 @@ describe('records INSERT columns', () => {
     }
   });
 
-  it('are listed in one module only: every writer builds its INSERT from it', () => {
+  it('are listed in one module only: every writer builds its INSERT or COPY from it', () => {
     const writers = ['lib', 'app', 'bench', 'scripts']
       .flatMap(sources)
-      .filter((file) => /INSERT INTO "InterceptionRecord"/.test(readFileSync(file, 'utf8')));
+      .filter((file) =>
+        /INSERT INTO "InterceptionRecord"|COPY "InterceptionRecord"/.test(
+          readFileSync(file, 'utf8'),
+        ),
+      );
     expect(writers).toEqual(['lib/server/records/columns.ts']);
+  });
+
+  it('the COPY carries what the INSERT binds, one line per row, in COPY text format', () => {
+    const rows = bulkRows(syntheticSession('t', 4, 3));
+    rows[1] = { ...rows[1], reason: 'tab\there, line\nnew, cr\r, back\\slash \\N', agentId: null };
+    expect(COPY_RECORDS_SQL).toMatch(
+      /^COPY "InterceptionRecord" \("hostId", "sessionId", .*\) FROM STDIN$/,
+    );
+    const text = [...copyChunks(HOST, rows, KEY)].join('');
+    const lines = text.split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines).toHaveLength(rows.length);
+    // COPY's text format read back (PostgreSQL's rules, written out here).
+    const copyRead = (cell: string) =>
+      cell === '\\N'
+        ? null
+        : cell.replace(/\\(.)/g, (_, c: string) => ({ t: '\t', n: '\n', r: '\r' })[c] ?? c);
+    const unnest = unnestInsert(HOST, rows, '', KEY);
+    lines.forEach((line, k) => {
+      const cells = line.split('\t').map(copyRead);
+      expect(cells).toHaveLength(1 + RECORD_COLUMNS.length);
+      expect(cells[0]).toBe(HOST);
+      RECORD_COLUMNS.forEach(([name], c) => {
+        const bound = (unnest.params[1 + c] as unknown[])[k];
+        const expected =
+          bound === null ? null : typeof bound === 'boolean' ? (bound ? 't' : 'f') : String(bound);
+        expect(cells[1 + c], name).toBe(expected);
+      });
+    });
+    expect(
+      copyRead(lines[1].split('\t')[1 + RECORD_COLUMNS.findIndex(([n]) => n === 'reason')]),
+    ).toBe(rows[1].reason);
   });
 
   it('synthetic rows fill exactly those columns but the seal and leaf hash, which the statements compute', () => {

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
-import type pg from 'pg';
+import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '@/lib/generated/prisma/client';
 import { acquireDataDirLock } from '@/lib/server/db/data-dir-lock';
@@ -84,9 +84,17 @@ export function permissionsFixedMessage(fixed: number): string {
   return `DATA_DIR permissions: ${fixed} files and directories were open to other users; now owner-only (dirs 0700, files 0600)`;
 }
 
+/**
+ * The driver under the Prisma client, for the few writes Prisma cannot
+ * express (the records ingest's COPY, db/sql-transaction.ts): the same
+ * pool, with the same limits, or the same embedded database.
+ */
+export type DbDriver = { kind: 'postgres'; pool: pg.Pool } | { kind: 'pglite'; pglite: PGlite };
+
 export interface DbHandle {
   readonly client: PrismaClient;
   readonly kind: DbTarget['kind'];
+  readonly driver: DbDriver;
   /** PGlite: entries of an existing DATA_DIR that were open to others and were fixed. */
   readonly permissionsFixed: number;
   migrationStatus(): Promise<MigrationStatus>;
@@ -133,15 +141,22 @@ export async function openDatabase(
   migrate: ApplyOptions = {},
 ): Promise<DbHandle> {
   if (target.kind === 'postgres') {
-    const client = new PrismaClient({
-      adapter: new PrismaPg(pgPoolConfig(target.url, target.limits)),
-    });
+    // One pool for Prisma and the raw driver (sql-transaction.ts). An idle
+    // connection that dies is dropped by the pool; unheard, its error event
+    // would end the process.
+    const pool = new pg.Pool(pgPoolConfig(target.url, target.limits));
+    pool.on('error', () => {});
+    const client = new PrismaClient({ adapter: new PrismaPg(pool) });
     return {
       client,
       kind: 'postgres',
+      driver: { kind: 'postgres', pool },
       permissionsFixed: 0,
       migrationStatus: () => readMigrationStatus(clientExecutor(client, 'postgres'), migrate.dir),
-      close: () => client.$disconnect(),
+      async close() {
+        await client.$disconnect();
+        await pool.end();
+      },
     };
   }
 
@@ -164,6 +179,7 @@ export async function openDatabase(
   return {
     client,
     kind: 'pglite',
+    driver: { kind: 'pglite', pglite: db },
     permissionsFixed: fixed,
     // Through the client, not PGlite directly: it is the one connection, shared.
     migrationStatus: () => readMigrationStatus(clientExecutor(client, 'pglite'), migrate.dir),

@@ -1,10 +1,9 @@
 import 'server-only';
-import type { PrismaClient } from '@/lib/generated/prisma/client';
-import { db } from '@/lib/server/db';
+import { type SqlTx, sqlTransaction } from '@/lib/server/db/sql-transaction';
 import { assertNoNulCharacter } from '@/lib/server/http/nul-character';
 import { countIngested } from '@/lib/server/metrics/records';
 import { chainHashOf } from './chain';
-import { recordRow, unnestInsert } from './columns';
+import { COPY_RECORDS_SQL, copyChunks, type RecordRow, recordRow, unnestInsert } from './columns';
 import {
   conflictError,
   dedupeWithinBatch,
@@ -18,8 +17,8 @@ import type { PreparedRecord, RecordError } from './validate-record';
  * The one write path of the audit store (there is no update path, and the
  * retention job is the only delete). A batch is all or nothing: every record
  * is judged first, then one transaction locks the batch's session chains,
- * classifies each record as new, duplicate or conflicting, inserts the new
- * ones in one statement and moves the chain heads. The caller answers 2xx
+ * classifies each record as new, duplicate or conflicting, stores the new
+ * ones with one COPY and moves the chain heads. The caller answers 2xx
  * only after this resolves, i.e. after commit.
  *
  * Out-of-order arrival: a session's chain follows arrival order. Within a
@@ -51,10 +50,9 @@ export async function ingestRecords(
   const prepared = prepareAll(values, opts.parseErrors ?? []);
   if (prepared.length === 0) return { accepted: 0, duplicates: 0 };
   const { unique, duplicates } = dedupeWithinBatch(prepared);
-  const prisma = await db();
-  const result = await prisma.$transaction(
-    (tx) => appendInTx(tx as unknown as PrismaClient, hostId, unique, opts.agentId ?? null),
-    { timeout: INGEST_TX_TIMEOUT_MS, maxWait: INGEST_TX_TIMEOUT_MS },
+  const result = await sqlTransaction(
+    (tx) => appendInTx(tx, hostId, unique, opts.agentId ?? null),
+    { timeoutMs: INGEST_TX_TIMEOUT_MS },
   );
   countIngested(result.inserted);
   return {
@@ -66,7 +64,7 @@ export async function ingestRecords(
 type Chain = { sessionId: string; headHash: string; lastSequence: number; recordCount: number };
 
 async function appendInTx(
-  tx: PrismaClient,
+  tx: SqlTx,
   hostId: string,
   records: PreparedRecord[],
   agentId: string | null,
@@ -106,8 +104,8 @@ const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
  * precision, as the column default would store it. Read before the insert
  * because the row's seal covers it (seal.ts).
  */
-async function transactionTime(tx: PrismaClient): Promise<string> {
-  const rows = await tx.$queryRawUnsafe<{ now: string }[]>(
+async function transactionTime(tx: SqlTx): Promise<string> {
+  const rows = await tx.query<{ now: string }>(
     `SELECT to_char(now()::timestamp(3), ${ISO}) AS now`,
   );
   return rows[0].now;
@@ -119,24 +117,22 @@ async function transactionTime(tx: PrismaClient): Promise<string> {
  * Also returns the transaction's time (transactionTime), read by the same
  * statement to spare a round trip; null when there is no session to lock.
  */
-async function lockChains(tx: PrismaClient, hostId: string, sessions: string[]) {
+async function lockChains(tx: SqlTx, hostId: string, sessions: string[]) {
   const heads = new Map<string, Chain>();
   if (sessions.length === 0) return { heads, now: null };
-  await tx.$executeRawUnsafe(
+  await tx.query(
     `INSERT INTO "SessionChain" ("hostId", "sessionId", "lastSequence", "headHash", "recordCount", "updatedAt")
      SELECT $1::uuid, s, -1, '', 0, now() FROM unnest($2::text[]) AS s
      ON CONFLICT ("hostId", "sessionId") DO NOTHING`,
-    hostId,
-    sessions,
+    [hostId, sessions],
   );
-  const rows = await tx.$queryRawUnsafe<(Chain & { now: string })[]>(
+  const rows = await tx.query<Chain & { now: string }>(
     `SELECT "sessionId", "headHash", "lastSequence", "recordCount",
        to_char(now()::timestamp(3), ${ISO}) AS now
      FROM "SessionChain"
      WHERE "hostId" = $1::uuid AND "sessionId" = ANY($2::text[])
      ORDER BY "sessionId" FOR UPDATE`,
-    hostId,
-    sessions,
+    [hostId, sessions],
   );
   for (const { now: _, ...row } of rows) heads.set(row.sessionId, row);
   return { heads, now: rows[0]?.now ?? null };
@@ -144,7 +140,7 @@ async function lockChains(tx: PrismaClient, hostId: string, sessions: string[]) 
 
 /** Removes records already stored (identical → duplicate) and refuses different ones (409). */
 async function dropStored(
-  tx: PrismaClient,
+  tx: SqlTx,
   hostId: string,
   chained: PreparedRecord[],
   failures: PreparedRecord[],
@@ -158,26 +154,21 @@ async function dropStored(
     return head !== undefined && head.recordCount > 0 && r.sequence <= head.lastSequence;
   });
   if (candidates.length > 0) {
-    const rows = await tx.$queryRawUnsafe<
-      { sessionId: string; sequence: number; contentHash: string }[]
-    >(
+    const rows = await tx.query<{ sessionId: string; sequence: number; contentHash: string }>(
       `SELECT "sessionId", "sequence", "contentHash" FROM "InterceptionRecord"
        WHERE "hostId" = $1::uuid AND "dedupeKey" = ''
          AND ("sessionId", "sequence") IN (SELECT * FROM unnest($2::text[], $3::int[]))`,
-      hostId,
-      candidates.map((r) => r.sessionId),
-      candidates.map((r) => r.sequence),
+      [hostId, candidates.map((r) => r.sessionId), candidates.map((r) => r.sequence)],
     );
     for (const row of rows)
       stored.set(`s\u0000${row.sessionId}\u0000${row.sequence}`, row.contentHash);
   }
   if (failures.length > 0) {
-    const rows = await tx.$queryRawUnsafe<{ dedupeKey: string }[]>(
+    const rows = await tx.query<{ dedupeKey: string }>(
       `SELECT "dedupeKey" FROM "InterceptionRecord"
        WHERE "hostId" = $1::uuid AND "sessionId" = '' AND "sequence" = -1
          AND "dedupeKey" = ANY($2::text[])`,
-      hostId,
-      failures.map((r) => r.contentHash),
+      [hostId, failures.map((r) => r.contentHash)],
     );
     for (const row of rows) stored.set(`f\u0000${row.dedupeKey}`, row.dedupeKey);
   }
@@ -199,19 +190,17 @@ async function dropStored(
 }
 
 /** Approval tickets of the same host, session id and sequence (issue 5 links them this way). */
-async function ticketsFor(tx: PrismaClient, hostId: string, records: PreparedRecord[]) {
+async function ticketsFor(tx: SqlTx, hostId: string, records: PreparedRecord[]) {
   const candidates = records.filter((r) => !r.hostFailure && r.record.resolved_by != null);
   const byKey = new Map<string, string>();
   if (candidates.length === 0) return byKey;
-  const rows = await tx.$queryRawUnsafe<{ id: string; sessionId: string; sequence: number }[]>(
+  const rows = await tx.query<{ id: string; sessionId: string; sequence: number }>(
     `SELECT DISTINCT ON ("sessionId", "sequence") id::text AS id, "sessionId", "sequence"
      FROM "ApprovalTicket"
      WHERE "hostId" = $1::uuid
        AND ("sessionId", "sequence") IN (SELECT * FROM unnest($2::text[], $3::int[]))
      ORDER BY "sessionId", "sequence", "createdAt" DESC`,
-    hostId,
-    candidates.map((r) => r.sessionId),
-    candidates.map((r) => r.sequence),
+    [hostId, candidates.map((r) => r.sessionId), candidates.map((r) => r.sequence)],
   );
   for (const row of rows) byKey.set(`${row.sessionId}\u0000${row.sequence}`, row.id);
   return byKey;
@@ -241,16 +230,21 @@ function linkChains(records: PreparedRecord[], heads: Map<string, Chain>): Row[]
   });
 }
 
-/** The whole batch in one INSERT … SELECT FROM unnest(…): one round trip, ids in chain order. */
+/**
+ * Stores the batch: the chained rows with one COPY (ids in chain order;
+ * nothing can collide with them under the chain locks, so a unique
+ * violation fails the batch), then the host failures, which take no lock,
+ * with an INSERT whose ON CONFLICT skips one a concurrent batch stored first.
+ */
 async function insertRows(
-  tx: PrismaClient,
+  tx: SqlTx,
   hostId: string,
   rows: Row[],
   tickets: Map<string, string>,
   agentId: string | null,
   receivedAt: string,
 ): Promise<{ total: number; chained: number }> {
-  const values = rows.map(({ rec, chainHash, prevHash }) =>
+  const toRow = ({ rec, chainHash, prevHash }: Row): RecordRow =>
     recordRow(rec.record, {
       sessionId: rec.sessionId,
       sequence: rec.sequence,
@@ -263,19 +257,25 @@ async function insertRows(
       contentHash: rec.contentHash,
       hostFailure: rec.hostFailure,
       dedupeKey: rec.hostFailure ? rec.contentHash : '',
-    }),
+    });
+  // linkChains put the host failures last.
+  const split = rows.findIndex((r) => r.rec.hostFailure);
+  const chained = split < 0 ? rows : rows.slice(0, split);
+  const failures = split < 0 ? [] : rows.slice(split);
+  const copied =
+    chained.length === 0
+      ? 0
+      : await tx.copyFrom(COPY_RECORDS_SQL, copyChunks(hostId, chained.map(toRow)));
+  if (failures.length === 0) return { total: copied, chained: copied };
+  const insert = unnestInsert(hostId, failures.map(toRow), 'ON CONFLICT DO NOTHING RETURNING 1');
+  const stored = await tx.query<{ n: number }>(
+    `WITH ins AS (${insert.sql}) SELECT count(*)::int AS n FROM ins`,
+    insert.params,
   );
-  const insert = unnestInsert(hostId, values, 'ON CONFLICT DO NOTHING RETURNING "hostFailure"');
-  const stored = await tx.$queryRawUnsafe<{ failures: number; total: number }[]>(
-    `WITH ins AS (${insert.sql})
-     SELECT count(*)::int AS total, count(*) FILTER (WHERE "hostFailure")::int AS failures FROM ins`,
-    ...insert.params,
-  );
-  const { total, failures } = stored[0] ?? { total: 0, failures: 0 };
-  return { total, chained: total - failures };
+  return { total: copied + (stored[0]?.n ?? 0), chained: copied };
 }
 
-async function moveHeads(tx: PrismaClient, hostId: string, rows: Row[]): Promise<void> {
+async function moveHeads(tx: SqlTx, hostId: string, rows: Row[]): Promise<void> {
   const bySession = new Map<string, { head: string; last: number; n: number }>();
   for (const { rec, chainHash } of rows) {
     if (rec.hostFailure) continue;
@@ -289,16 +289,18 @@ async function moveHeads(tx: PrismaClient, hostId: string, rows: Row[]): Promise
   }
   if (bySession.size === 0) return;
   const entries = [...bySession.entries()];
-  await tx.$executeRawUnsafe(
+  await tx.query(
     `UPDATE "SessionChain" c
      SET "headHash" = u.head, "lastSequence" = GREATEST(c."lastSequence", u.last),
          "recordCount" = c."recordCount" + u.n, "updatedAt" = now()
      FROM unnest($2::text[], $3::text[], $4::int[], $5::int[]) AS u(s, head, last, n)
      WHERE c."hostId" = $1::uuid AND c."sessionId" = u.s`,
-    hostId,
-    entries.map(([s]) => s),
-    entries.map(([, v]) => v.head),
-    entries.map(([, v]) => v.last),
-    entries.map(([, v]) => v.n),
+    [
+      hostId,
+      entries.map(([s]) => s),
+      entries.map(([, v]) => v.head),
+      entries.map(([, v]) => v.last),
+      entries.map(([, v]) => v.n),
+    ],
   );
 }
