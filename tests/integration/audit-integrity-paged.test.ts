@@ -49,7 +49,13 @@ async function idOf(sessionId: string, sequence: number): Promise<string> {
 }
 
 async function page(sessionId: string, after?: number) {
-  const t: SessionTimeline = await getSessionTimeline(auditor, { sessionId, hostId: host, after });
+  // Pages of 500, the most a caller may ask for (the page itself shows fewer).
+  const t: SessionTimeline = await getSessionTimeline(auditor, {
+    sessionId,
+    hostId: host,
+    after,
+    limit: 500,
+  });
   if (t.kind !== 'timeline') throw new Error(`expected a timeline, got ${t.kind}`);
   if ('error' in t.integrity) throw new Error(t.integrity.error);
   return { t, integrity: t.integrity as SessionIntegrity };

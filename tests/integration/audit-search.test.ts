@@ -378,7 +378,7 @@ describe('reason prefix as an index range (code point order)', () => {
     expect(await reasonsFor('PII')).toEqual(['PII']);
   });
 
-  it('the LIKE alone and the LIKE with the range agree (the range only where the order allows it)', async () => {
+  it('the LIKE and the range alone agree (the range only where the order allows it)', async () => {
     const prisma = await testDb();
     const variants = (await sortsByCodePoint()) ? [false, true] : [false];
     for (const prefix of ['pii', 'pi', 'host_error:', 'é', 'PII', 'zz']) {

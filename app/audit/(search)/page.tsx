@@ -22,6 +22,8 @@ export const metadata: Metadata = { title: 'Audit' };
 
 function countText(page: SearchPage): string {
   const n = page.count.value.toLocaleString('en-US');
+  // Counting ran past its budget: the planner's estimate, said as one.
+  if (page.count.estimated) return `about ${n}${page.count.capped ? '+' : ''} records (estimated)`;
   if (page.count.capped) return `${n}+ records`;
   return `${n} ${page.count.value === 1 ? 'record' : 'records'}`;
 }

@@ -60,6 +60,78 @@ export async function readStructure(
   sessionId: string,
   opts: { after: number; pageFrom: number; pageTo: number; cap: number },
 ): Promise<SessionStructure> {
+  return (
+    (await readIfRegular(tx, hostId, sessionId, opts.after)) ??
+    readAnomalies(tx, hostId, sessionId, opts)
+  );
+}
+
+/**
+ * The common case in one pass, with no sort: read in id order (the
+ * structure index, index-only), a session whose sequences are exactly 0, 1,
+ * 2, … and whose every link holds has no gaps and no breaks, and its last
+ * row by id is its head. Null when any row is irregular: then
+ * readAnomalies() names them. Issue 16 item 3: a 100,000-record session's
+ * structure in about half the time of the general query.
+ */
+async function readIfRegular(
+  tx: Db,
+  hostId: string,
+  sessionId: string,
+  after: number,
+): Promise<SessionStructure | null> {
+  const [r] = await tx.$queryRawUnsafe<
+    Array<{
+      count: number;
+      lastSequence: number;
+      before: number;
+      irregular: boolean | null;
+      lastId: string | null;
+      headHash: string | null;
+    }>
+  >(
+    `WITH l AS (
+       SELECT sequence,
+         "prevHash" IS DISTINCT FROM lag("chainHash") OVER w
+           OR sequence <> coalesce(lag(sequence) OVER w, -1) + 1 AS irregular
+       FROM "InterceptionRecord"
+       WHERE "hostId" = $1::uuid AND "sessionId" = $2 AND NOT "hostFailure"
+       WINDOW w AS (ORDER BY id)
+     ), a AS (
+       SELECT count(*)::int AS count, coalesce(max(sequence), -1) AS "lastSequence",
+         (count(*) FILTER (WHERE sequence <= $3))::int AS before, bool_or(irregular) AS irregular
+       FROM l
+     )
+     SELECT a.*, t.id::text AS "lastId", t."chainHash" AS "headHash"
+     FROM a LEFT JOIN LATERAL (
+       SELECT id, "chainHash" FROM "InterceptionRecord"
+       WHERE "hostId" = $1::uuid AND "sessionId" = $2 AND NOT "hostFailure"
+       ORDER BY id DESC LIMIT 1) t ON true`,
+    hostId,
+    sessionId,
+    after,
+  );
+  if (!r || r.irregular === true) return null;
+  return {
+    count: r.count,
+    lastSequence: r.lastSequence,
+    headHash: r.headHash ?? '',
+    lastRow: r.lastId === null ? null : { id: r.lastId, sequence: r.lastSequence },
+    before: r.before,
+    breaks: [],
+    breakCount: 0,
+    gaps: [],
+    gapCount: 0,
+  };
+}
+
+/** The general query: both orders, every anomaly named (capped). */
+async function readAnomalies(
+  tx: Db,
+  hostId: string,
+  sessionId: string,
+  opts: { after: number; pageFrom: number; pageTo: number; cap: number },
+): Promise<SessionStructure> {
   const rows = await tx.$queryRawUnsafe<
     Array<Omit<SessionStructure, 'lastRow'> & { lastId: string | null; lastRowSequence: number }>
   >(

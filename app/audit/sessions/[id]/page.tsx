@@ -1,20 +1,27 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
-import { ExportButtons } from '@/app/components/audit/export-button';
-import { buttonClass } from '@/app/components/button-class';
 import { PageHeader } from '@/app/components/page-header';
-import { EmptyState } from '@/app/components/states';
 import { Table, Td, Th } from '@/app/components/table';
 import { getSessionTimeline } from '@/lib/server/audit/timeline';
 import { requireArea } from '@/lib/server/auth/session';
 import { isUuid } from '@/lib/server/http/uuid';
-import type { IntegrityFinding } from '@/lib/verify/findings';
-import { IntegrityStatus, VerifierNote } from './chain-status';
-import { HostFailures } from './host-failures';
-import { GapMarker, TimelineItem } from './timeline-entry';
+import { SessionTimelineView } from './timeline-view';
 
 export const metadata: Metadata = { title: 'Session' };
+
+/** A whole number ≥ `min` from a query parameter, else undefined (a bad one is ignored). */
+function intParam(raw: string | string[] | undefined, min: number): number | undefined {
+  const n = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : Number.NaN;
+  return Number.isSafeInteger(n) && n >= min ? n : undefined;
+}
+
+/** `at`: a moment from the jump form (datetime-local, read as UTC) or an ISO time. */
+function timeParam(raw: string | string[] | undefined): Date | undefined {
+  if (typeof raw !== 'string' || !/^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(raw)) return undefined;
+  const date = new Date(/(?:Z|[+-]\d\d:?\d\d)$/i.test(raw) ? raw : `${raw}Z`);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
 
 /** Next hands the segment over still percent-encoded; a malformed one names no session. */
 function decodeParam(raw: string): string | null {
@@ -37,10 +44,17 @@ export default async function SessionPage({ params, searchParams }: Props) {
   if (sessionId === null) notFound();
   const sp = await searchParams;
   const host = typeof sp.host === 'string' && isUuid(sp.host) ? sp.host.toLowerCase() : undefined;
-  const afterRaw = typeof sp.after === 'string' ? Number(sp.after) : undefined;
-  const after =
-    afterRaw !== undefined && Number.isInteger(afterRaw) && afterRaw >= -1 ? afterRaw : undefined;
-  const timeline = await getSessionTimeline(actor, { sessionId, hostId: host, after });
+  const after = intParam(sp.after, -1);
+  // Jumps (issue 16 item 3): to a sequence, or to the first record received at a moment.
+  const fromSequence = after === undefined ? intParam(sp.seq, 0) : undefined;
+  const fromTime = after === undefined && fromSequence === undefined ? timeParam(sp.at) : undefined;
+  const timeline = await getSessionTimeline(actor, {
+    sessionId,
+    hostId: host,
+    after,
+    fromSequence,
+    fromTime,
+  });
 
   if (timeline.kind === 'not_found') notFound();
   if (timeline.kind === 'choose_host') {
@@ -77,100 +91,5 @@ export default async function SessionPage({ params, searchParams }: Props) {
     );
   }
 
-  const now = new Date().toISOString();
-  const base = `/audit/sessions/${encodeURIComponent(sessionId)}?host=${timeline.host.id}`;
-  const exportHref = `/api/audit/export?scope=session&host=${timeline.host.id}&session=${encodeURIComponent(sessionId)}`;
-  // Records, proofs, receipts, tree head and JWKS for an outside auditor (issue 13 item 5).
-  const evidenceHref = `/api/v1/audit/sessions/${encodeURIComponent(sessionId)}/evidence?host_id=${timeline.host.id}`;
-  const findingsOf = recordFindings(timeline.integrity);
-  return (
-    <>
-      <PageHeader
-        title={`Session ${sessionId}`}
-        description={
-          <>
-            On host <span className="font-medium text-slate-800">{timeline.host.name}</span> ·{' '}
-            {timeline.host.records.toLocaleString('en-US')} records, in sequence order ·{' '}
-            <Link
-              href={`/audit?session=${encodeURIComponent(sessionId)}&host=${timeline.host.id}`}
-              className="text-indigo-700 hover:underline"
-            >
-              as a table
-            </Link>
-          </>
-        }
-        actions={
-          <div className="flex flex-wrap items-center gap-2">
-            <ExportButtons href={exportHref} label="Export session" />
-            <a href={evidenceHref} className={buttonClass('secondary')} download>
-              Download evidence
-            </a>
-          </div>
-        }
-      />
-      <IntegrityStatus integrity={timeline.integrity} />
-      <VerifierNote integrity={timeline.integrity} />
-      <HostFailures failures={timeline.hostFailures} now={now} />
-      {timeline.entries.length === 0 ? (
-        <div className="mt-4">
-          <EmptyState title="No more entries in this session" />
-        </div>
-      ) : (
-        <ol
-          className="relative mt-4 space-y-2 before:absolute before:bottom-2 before:left-[11px] before:top-2 before:w-px before:bg-slate-200"
-          aria-label="Session timeline"
-        >
-          {timeline.entries.map((e) => (
-            <GapEntry key={e.id} entry={e} now={now} findings={findingsOf.get(e.id)} />
-          ))}
-        </ol>
-      )}
-      <nav aria-label="Pages" className="mt-3 flex gap-2">
-        {after !== undefined && (
-          <Link href={base} className={buttonClass('secondary')}>
-            From the start
-          </Link>
-        )}
-        {timeline.nextAfter !== null && (
-          <Link
-            href={`${base}&after=${timeline.nextAfter}`}
-            className={buttonClass('secondary')}
-            rel="next"
-          >
-            Later entries →
-          </Link>
-        )}
-      </nav>
-    </>
-  );
-}
-
-/** The log check's findings about single records, by record id (session-wide ones stay in the summary). */
-function recordFindings(
-  integrity: Parameters<typeof IntegrityStatus>[0]['integrity'],
-): Map<string, IntegrityFinding[]> {
-  const byId = new Map<string, IntegrityFinding[]>();
-  if ('error' in integrity) return byId;
-  for (const f of integrity.findings) {
-    if (f.subject !== 'record' || f.recordId === null) continue;
-    byId.set(f.recordId, [...(byId.get(f.recordId) ?? []), f]);
-  }
-  return byId;
-}
-
-function GapEntry({
-  entry,
-  now,
-  findings,
-}: {
-  entry: Parameters<typeof TimelineItem>[0]['entry'];
-  now: string;
-  findings?: IntegrityFinding[];
-}) {
-  return (
-    <>
-      {entry.gapBefore && <GapMarker from={entry.gapBefore.from} to={entry.gapBefore.to} />}
-      <TimelineItem entry={entry} now={now} findings={findings} />
-    </>
-  );
+  return <SessionTimelineView timeline={timeline} now={new Date().toISOString()} />;
 }

@@ -159,17 +159,30 @@ export function TimelineItem({
         )}
         <Resolution entry={entry} />
         <div className="mt-1 flex flex-wrap gap-x-4 gap-y-1 text-xs text-slate-500">
-          <span>
-            input{' '}
-            <Identity value={entry.inputIdentity} label={`input identity of #${entry.sequence}`} />
-          </span>
-          <span>
-            enforced{' '}
-            <Identity
-              value={entry.enforcedIdentity}
-              label={`enforced identity of #${entry.sequence}`}
-            />
-          </span>
+          {entry.inputIdentity !== null && entry.inputIdentity === entry.enforcedIdentity ? (
+            // The usual case, said once: a page of a huge session stays light.
+            <span>
+              input = enforced{' '}
+              <Identity value={entry.inputIdentity} label={`identity of #${entry.sequence}`} />
+            </span>
+          ) : (
+            <>
+              <span>
+                input{' '}
+                <Identity
+                  value={entry.inputIdentity}
+                  label={`input identity of #${entry.sequence}`}
+                />
+              </span>
+              <span>
+                enforced{' '}
+                <Identity
+                  value={entry.enforcedIdentity}
+                  label={`enforced identity of #${entry.sequence}`}
+                />
+              </span>
+            </>
+          )}
           {entry.inputIdentity !== entry.enforcedIdentity && entry.enforcedIdentity && (
             <span className="font-medium text-amber-700">transformed</span>
           )}
