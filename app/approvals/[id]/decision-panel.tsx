@@ -107,7 +107,7 @@ export function DecisionPanel(props: Props) {
           The deadline passed: this ticket can no longer be decided, and the agent is told{' '}
           <code className="font-mono">unresolved</code>.
         </p>
-        <div className="flex flex-wrap gap-2" aria-hidden>
+        <div className="flex flex-wrap gap-2">
           <button type="button" disabled className={buttonClass('primary')}>
             Approve
           </button>

@@ -72,12 +72,15 @@ function Node({
   ctx,
   label,
   depth,
+  crowded = false,
 }: {
   path: string;
   value: unknown;
   ctx: Ctx;
   label?: ReactNode;
   depth: number;
+  /** One of many siblings (a long array's item): starts closed, one line each. */
+  crowded?: boolean;
 }) {
   ctx.budget.left--;
   const isRoot = ctx.highlight.includes(path);
@@ -129,7 +132,7 @@ function Node({
     const hot = under(path, ctx.highlight);
     const paged = ctx.page?.path === path;
     // Open what matters (the target, the top levels, small values, the array being paged).
-    const expanded = hot || paged || depth < 2 || entries.length <= 20;
+    const expanded = paged || (!crowded && (hot || depth < 2 || entries.length <= 20));
     const from =
       paged && ctx.page
         ? Math.max(
@@ -164,6 +167,7 @@ function Node({
                 depth={depth + 1}
                 ctx={ctx}
                 label={typeof k === 'number' ? k : JSON.stringify(k)}
+                crowded={entries.length > 20}
               />
             ))
           )}
