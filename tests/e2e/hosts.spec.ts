@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { type Browser, expect, test } from '@playwright/test';
 import { buildContext } from '@checkpoint/agent-hooks';
 import {
   activateUser,
@@ -97,7 +97,8 @@ test('an admin registers a host, issues a key that is shown once and works, then
   await expect(warning).toContainText('2 redaction paths hide nothing');
   await expect(warning).toContainText('At pre_tool_call, write $target.iban.');
   // Issue 14: at the deadline the ticket page disables its controls without a
-  // reload, then shows the expiry once it is recorded.
+  // reload. The browser's clock is moved past the deadline while the server's
+  // ticket is still pending, so the page alone must notice.
   const brief = await page.request.post('/api/v1/approvals', {
     headers: auth,
     data: {
@@ -105,17 +106,24 @@ test('an admin registers a host, issues a key that is shown once and works, then
       interception_point: 'pre_tool_call',
       verdict: { decision: 'deny', reason: 'needs_review', approval: {} },
       context: { ...context, sequence: 2 },
-      timeout_ms: 10_000,
+      timeout_ms: 120_000,
     },
   });
   expect(brief.status()).toBe(201);
-  await page.goto(`/approvals/${(await brief.json()).id}`);
-  await expect(page.getByRole('button', { name: /^Approve/ }).first()).toBeEnabled();
-  await expect(page.getByTestId('deadline-passed')).toBeVisible({ timeout: 15_000 });
-  await expect(page.getByRole('button', { name: /^Approve/ }).first()).toBeDisabled();
-  await expect(page.getByTestId('decision-summary')).toContainText('Expired at the deadline', {
-    timeout: 30_000,
+  // A browser context of its own (the clock is per context), signed in as the same admin.
+  const lateContext = await (page.context().browser() as Browser).newContext({
+    storageState: await page.context().storageState(),
   });
+  const late = await lateContext.newPage();
+  await late.clock.install();
+  await late.goto(`/approvals/${(await brief.json()).id}`);
+  await expect(late.getByRole('button', { name: /^Approve/ }).first()).toBeEnabled();
+  await late.clock.fastForward('02:05');
+  await expect(late.getByTestId('deadline-passed')).toBeVisible();
+  for (const name of [/^Approve$/, /^Approve with edit/, /^Reject/])
+    await expect(late.getByRole('button', { name }).first()).toBeDisabled();
+  await expect(late.getByTestId('countdown')).toHaveText(/deadline passed/);
+  await lateContext.close();
   await page.goto(hostPage);
 
   // The form's own example is a path that matches a tool call's arguments.
