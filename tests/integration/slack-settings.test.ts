@@ -119,7 +119,7 @@ describe('after saving, the admin is told where tickets go (issue 14)', () => {
       true,
       '',
     );
-    expect(said.code).toBe('saved_not_posting');
+    expect(said.posting).toBe(false);
     expect(said.message).toContain('SLACK_BOT_TOKEN');
   });
   it('with a token the channel is named; a webhook is the webhook; nothing is nothing', () => {
@@ -128,11 +128,11 @@ describe('after saving, the admin is told where tickets go (issue 14)', () => {
     expect(
       savedDestinationMessage(resolveDestination(none, global, 'xoxb-1'), true, 'xoxb-1'),
     ).toEqual({
-      code: 'saved',
+      posting: true,
       message: 'Saved. New tickets are posted to #approvals.',
     });
     const hook = { channel: null, webhookUrl: 'https://hooks.slack.com/services/T/B/x' };
-    expect(savedDestinationMessage(resolveDestination(none, hook, ''), false).code).toBe('saved');
+    expect(savedDestinationMessage(resolveDestination(none, hook, ''), false).posting).toBe(true);
     expect(
       savedDestinationMessage(
         resolveDestination(none, { channel: null, webhookUrl: null }, ''),
@@ -140,7 +140,7 @@ describe('after saving, the admin is told where tickets go (issue 14)', () => {
         '',
       ),
     ).toEqual({
-      code: 'saved_not_posting',
+      posting: false,
       message: 'Saved. No destination is set, so nothing is posted to Slack.',
     });
   });

@@ -52,7 +52,11 @@ export const saveSlackSettingsAction = withOutageState(async function saveSlackS
     return actionErrorState(err, values);
   }
   revalidatePath('/settings/slack');
-  return { status: 'ok', ...saved };
+  return {
+    status: 'ok',
+    code: saved.posting ? 'saved' : 'saved_not_posting',
+    message: saved.message,
+  };
 });
 
 /** The workspace whose interactions count; blank forgets it (learned again from the bot token). */

@@ -73,23 +73,23 @@ export function savedDestinationMessage(
   dest: SlackDestination | null,
   channelSaved: boolean,
   botToken = config().SLACK_BOT_TOKEN,
-): { code: 'saved' | 'saved_not_posting'; message: string } {
+): { posting: boolean; message: string } {
   if (dest?.kind === 'bot')
-    return { code: 'saved', message: `Saved. New tickets are posted to ${dest.channel}.` };
+    return { posting: true, message: `Saved. New tickets are posted to ${dest.channel}.` };
   if (dest?.kind === 'webhook')
     return {
-      code: 'saved',
+      posting: true,
       message: 'Saved. New tickets are posted through the incoming webhook.',
     };
   if (channelSaved && !botToken) {
     return {
-      code: 'saved_not_posting',
+      posting: false,
       message:
         'Saved, but nothing will be posted: a channel needs SLACK_BOT_TOKEN, which is not set. Set it, or add an incoming webhook URL.',
     };
   }
   return {
-    code: 'saved_not_posting',
+    posting: false,
     message: 'Saved. No destination is set, so nothing is posted to Slack.',
   };
 }
